@@ -1,0 +1,90 @@
+package dev.remixdb.remix;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/** Key comparison and hashing over (segment, offset, length) triples, allocation-free. */
+public final class Keys {
+    private static final ValueLayout.OfLong LONG_BE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_LE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private Keys() {}
+
+    /**
+     * Unsigned lexicographic comparison of {@code a[aOff, aOff+aLen)} and {@code b[bOff, bOff+bLen)};
+     * a proper prefix sorts first. Negative, zero or positive like {@link Comparable#compareTo}.
+     */
+    public static int compare(MemorySegment a, long aOff, int aLen, MemorySegment b, long bOff, int bLen) {
+        int n = Math.min(aLen, bLen);
+        int i = 0;
+        // Eight bytes at a time read big-endian compare like the bytes themselves, unsigned.
+        for (; i + 8 <= n; i += 8) {
+            long x = a.get(LONG_BE, aOff + i);
+            long y = b.get(LONG_BE, bOff + i);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        for (; i < n; i++) {
+            int x = Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aOff + i));
+            int y = Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bOff + i));
+            if (x != y) {
+                return x - y;
+            }
+        }
+        return Integer.compare(aLen, bLen);
+    }
+
+    /** Compares two whole segments. */
+    public static int compare(MemorySegment a, MemorySegment b) {
+        return compare(a, 0, Math.toIntExact(a.byteSize()), b, 0, Math.toIntExact(b.byteSize()));
+    }
+
+    /** Length of the longest common prefix of the two keys. */
+    public static int commonPrefix(MemorySegment a, long aOff, int aLen, MemorySegment b, long bOff, int bLen) {
+        long m = MemorySegment.mismatch(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
+        return m < 0 ? aLen : (int) m;
+    }
+
+    /**
+     * A 64-bit hash of the key (multiply-xorshift over 8-byte words, then a final avalanche).
+     * Used for the REMIX hash tags and for Bloom filters; stable across runs and versions because
+     * tags are persisted in REMIX files.
+     */
+    public static long hash64(MemorySegment key, long off, int len) {
+        long h = 0x9E3779B97F4A7C15L ^ (len * 0xC2B2AE3D27D4EB4FL);
+        int i = 0;
+        for (; i + 8 <= len; i += 8) {
+            long w = key.get(LONG_LE, off + i);
+            h = (h ^ mixWord(w)) * 0x9FB21C651E98DF25L;
+            h ^= h >>> 29;
+        }
+        long tail = 0;
+        for (int s = 0; i < len; i++, s += 8) {
+            tail |= (long) Byte.toUnsignedInt(key.get(ValueLayout.JAVA_BYTE, off + i)) << s;
+        }
+        h = (h ^ mixWord(tail)) * 0x9FB21C651E98DF25L;
+        return avalanche(h);
+    }
+
+    /** The 8-bit REMIX hash tag of a key: one byte of {@link #hash64}. */
+    public static byte tag(MemorySegment key, long off, int len) {
+        return (byte) (hash64(key, off, len) >>> 56);
+    }
+
+    private static long mixWord(long w) {
+        w *= 0xBF58476D1CE4E5B9L;
+        return w ^ (w >>> 31);
+    }
+
+    private static long avalanche(long h) {
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        return h ^ (h >>> 33);
+    }
+}

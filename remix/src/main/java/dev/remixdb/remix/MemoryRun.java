@@ -1,0 +1,201 @@
+package dev.remixdb.remix;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A sorted run held in native memory, laid out in blocks like a table file, for tests and
+ * benchmarks. Built by {@link #builder()}; owns its memory until {@link #close()}.
+ *
+ * <p>Layout (little-endian), blocks packed one after another:
+ * <pre>
+ * block:  u32 n | u32 entryOffset[n] (from the block start) | entries
+ * entry:  u32 keyLength | u32 valueLength (bit 31 = tombstone) | key bytes | value bytes
+ * index:  u64 blockStart[blockCount + 1]  (the last one is the data size)
+ * </pre>
+ * A block takes keys until it passes {@link Builder#blockBytes(int)} bytes (default 4096); an entry
+ * larger than that gets a block of its own, like the "jumbo" blocks of RemixDB tables.
+ */
+public final class MemoryRun implements Run, AutoCloseable {
+    static final ValueLayout.OfInt INT = OffHeapBuffer.INT;
+    static final ValueLayout.OfLong LONG = OffHeapBuffer.LONG;
+    static final int TOMBSTONE_FLAG = 0x8000_0000;
+
+    private final Arena arena;
+    private final MemorySegment data;
+    private final MemorySegment index;
+    private final int blockCount;
+    private final long keyCount;
+
+    private MemoryRun(Arena arena, MemorySegment data, MemorySegment index, int blockCount, long keyCount) {
+        this.arena = arena;
+        this.data = data;
+        this.index = index;
+        this.blockCount = blockCount;
+        this.keyCount = keyCount;
+    }
+
+    /** A builder that takes keys in strictly increasing order. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public int blockCount() {
+        return blockCount;
+    }
+
+    @Override
+    public int keyCount(int block) {
+        return data.get(INT, blockStart(block));
+    }
+
+    @Override
+    public long keyCount() {
+        return keyCount;
+    }
+
+    /** Bytes of native memory this run holds. */
+    public long memoryBytes() {
+        return data.byteSize() + index.byteSize();
+    }
+
+    long blockStart(int block) {
+        return index.get(LONG, (long) block * 8);
+    }
+
+    MemorySegment data() {
+        return data;
+    }
+
+    @Override
+    public RunCursor newCursor() {
+        if (!arena.scope().isAlive()) {
+            throw new IllegalStateException("MemoryRun is closed");
+        }
+        return new MemoryRunCursor(this);
+    }
+
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+
+    /** Builds a {@link MemoryRun}. Keys must come in strictly increasing order. */
+    public static final class Builder {
+        private final OffHeapBuffer buf = new OffHeapBuffer(1 << 16);
+        private final OffHeapBuffer starts = new OffHeapBuffer(1 << 10);
+        private final OffHeapBuffer blockEntries = new OffHeapBuffer(1 << 12);
+        private final OffHeapBuffer lastKey = new OffHeapBuffer(64);
+        private int blockBytes = 4096;
+        private int blockKeys;
+        private long blockPayload;
+        private long keyCount;
+        private int blockCount;
+        private boolean built;
+
+        private Builder() {}
+
+        /** Target block size in bytes. Default: 4096. */
+        public Builder blockBytes(int bytes) {
+            if (bytes < 64) {
+                throw new IllegalArgumentException("block size must be at least 64 bytes: " + bytes);
+            }
+            this.blockBytes = bytes;
+            return this;
+        }
+
+        public Builder put(byte[] key, byte[] value) {
+            return add(MemorySegment.ofArray(key), MemorySegment.ofArray(value), false);
+        }
+
+        public Builder delete(byte[] key) {
+            return add(MemorySegment.ofArray(key), MemorySegment.NULL, true);
+        }
+
+        /** Adds a key with a value, or a tombstone when {@code tombstone} (the value is then ignored). */
+        public Builder add(MemorySegment key, MemorySegment value, boolean tombstone) {
+            if (built) {
+                throw new IllegalStateException("MemoryRun.Builder already built");
+            }
+            long vlen = tombstone ? 0 : value.byteSize();
+            if (key.byteSize() > Integer.MAX_VALUE || vlen > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("key or value too large: " + key.byteSize() + ", " + vlen);
+            }
+            int klen = (int) key.byteSize();
+            if (keyCount > 0 && Keys.compare(lastKey.segment(), 0, (int) lastKey.size(), key, 0, klen) >= 0) {
+                throw new IllegalArgumentException("keys must be strictly increasing: key #" + keyCount
+                        + " is not greater than the previous one");
+            }
+            lastKey.truncate(0);
+            lastKey.put(key, 0, klen);
+            long entry = 8L + klen + vlen;
+            if (blockKeys > 0 && (blockPayload + entry + 4L * (blockKeys + 2) > blockBytes
+                    || blockKeys == RunAddress.MAX_KEYS_PER_BLOCK)) {
+                finishBlock();
+            }
+            long off = blockEntries.size();
+            blockEntries.putInt(klen);
+            blockEntries.putInt((int) vlen | (tombstone ? TOMBSTONE_FLAG : 0));
+            blockEntries.put(key, 0, klen);
+            if (vlen > 0) {
+                blockEntries.put(value, 0, vlen);
+            }
+            starts.putLong(off);
+            blockKeys++;
+            blockPayload += entry;
+            keyCount++;
+            return this;
+        }
+
+        private void finishBlock() {
+            if (blockKeys == 0) {
+                return;
+            }
+            if (blockCount == RunAddress.MAX_BLOCKS) {
+                throw new IllegalStateException("run has too many blocks: " + blockCount);
+            }
+            long header = 4L + 4L * blockKeys;
+            long blockStart = buf.size();
+            buf.putInt(blockKeys);
+            for (int i = 0; i < blockKeys; i++) {
+                long entryOff = starts.segment().get(LONG, 8L * i);
+                buf.putInt((int) (header + entryOff));
+            }
+            buf.put(blockEntries.segment(), 0, blockEntries.size());
+            blockStartsOut.putLong(blockStart);
+            blockCount++;
+            blockKeys = 0;
+            blockPayload = 0;
+            starts.truncate(0);
+            blockEntries.truncate(0);
+        }
+
+        private final OffHeapBuffer blockStartsOut = new OffHeapBuffer(1 << 10);
+
+        /** Builds the run; the builder cannot be used afterwards. */
+        public MemoryRun build() {
+            if (built) {
+                throw new IllegalStateException("MemoryRun.Builder already built");
+            }
+            built = true;
+            try {
+                finishBlock();
+                blockStartsOut.putLong(buf.size());
+                Arena arena = Arena.ofShared();
+                MemorySegment data = buf.copyTo(arena);
+                MemorySegment idx = blockStartsOut.copyTo(arena);
+                return new MemoryRun(arena, data, idx, blockCount, keyCount);
+            } finally {
+                buf.close();
+                starts.close();
+                blockEntries.close();
+                lastKey.close();
+                blockStartsOut.close();
+            }
+        }
+    }
+}

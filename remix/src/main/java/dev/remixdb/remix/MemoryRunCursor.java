@@ -1,0 +1,196 @@
+package dev.remixdb.remix;
+
+import java.lang.foreign.MemorySegment;
+
+/** Cursor over a {@link MemoryRun}: a block number, a key index, and the current entry's offset. */
+final class MemoryRunCursor implements RunCursor {
+    private final MemoryRun run;
+    private final MemorySegment data;
+    private final int blockCount;
+    private int block;
+    private int index;
+    private int count;
+    private long blockStart;
+    private long entry = -1;
+
+    MemoryRunCursor(MemoryRun run) {
+        this.run = run;
+        this.data = run.data();
+        this.blockCount = run.blockCount();
+        this.block = blockCount;
+    }
+
+    private void loadBlock(int b) {
+        block = b;
+        if (b < blockCount) {
+            blockStart = run.blockStart(b);
+            count = data.get(MemoryRun.INT, blockStart);
+        } else {
+            count = 0;
+        }
+    }
+
+    private void settle() {
+        entry = index < count ? blockStart + data.get(MemoryRun.INT, blockStart + 4 + 4L * index) : -1;
+    }
+
+    @Override
+    public void seekTo(int address) {
+        int b = RunAddress.block(address);
+        if (b > blockCount) {
+            throw new IllegalArgumentException("address " + RunAddress.toString(address)
+                    + " beyond the end of a run of " + blockCount + " blocks");
+        }
+        if (b != block || b == blockCount) {
+            loadBlock(b);
+        }
+        index = RunAddress.index(address);
+        if (b < blockCount && index >= count) {
+            throw new IllegalArgumentException("address " + RunAddress.toString(address)
+                    + " beyond the " + count + " keys of its block");
+        }
+        settle();
+    }
+
+    @Override
+    public void seek(MemorySegment key, long offset, int length) {
+        // Binary search over the blocks' last keys, then inside the block.
+        int lo = 0;
+        int hi = blockCount;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            loadBlock(mid);
+            index = count - 1;
+            settle();
+            if (compareKey(key, offset, length) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        loadBlock(lo);
+        if (lo == blockCount) {
+            index = 0;
+            settle();
+            return;
+        }
+        int l = 0;
+        int h = count - 1;
+        while (l < h) {
+            int mid = (l + h) >>> 1;
+            index = mid;
+            settle();
+            if (compareKey(key, offset, length) < 0) {
+                l = mid + 1;
+            } else {
+                h = mid;
+            }
+        }
+        index = l;
+        settle();
+    }
+
+    @Override
+    public boolean isValid() {
+        return entry >= 0;
+    }
+
+    @Override
+    public int address() {
+        return RunAddress.of(block, block < blockCount ? index : 0);
+    }
+
+    @Override
+    public void next() {
+        if (block >= blockCount) {
+            return;
+        }
+        if (++index >= count) {
+            loadBlock(block + 1);
+            index = 0;
+        }
+        settle();
+    }
+
+    @Override
+    public void prev() {
+        if (index > 0 && block < blockCount) {
+            index--;
+        } else if (block > 0) {
+            loadBlock(block - 1);
+            index = count - 1;
+        } else {
+            // Before the first key: park at the end so the cursor reads as invalid.
+            loadBlock(blockCount);
+            index = 0;
+        }
+        settle();
+    }
+
+    @Override
+    public void skip(int n) {
+        if (n >= 0) {
+            long i = (long) index + n;
+            while (block < blockCount && i >= count) {
+                i -= count;
+                loadBlock(block + 1);
+            }
+            index = block < blockCount ? (int) i : 0;
+        } else {
+            if (block == blockCount && blockCount > 0) {
+                loadBlock(blockCount - 1);
+                index = count;
+            }
+            long i = (long) index + n;
+            while (i < 0 && block > 0) {
+                loadBlock(block - 1);
+                i += count;
+            }
+            if (i < 0) {
+                throw new IllegalArgumentException("skip before the first key of the run");
+            }
+            index = (int) i;
+        }
+        settle();
+    }
+
+    @Override
+    public MemorySegment keySegment() {
+        return data;
+    }
+
+    @Override
+    public long keyOffset() {
+        return entry + 8;
+    }
+
+    @Override
+    public int keyLength() {
+        return data.get(MemoryRun.INT, entry);
+    }
+
+    @Override
+    public boolean isTombstone() {
+        return (data.get(MemoryRun.INT, entry + 4) & MemoryRun.TOMBSTONE_FLAG) != 0;
+    }
+
+    @Override
+    public MemorySegment valueSegment() {
+        return data;
+    }
+
+    @Override
+    public long valueOffset() {
+        return entry + 8 + keyLength();
+    }
+
+    @Override
+    public int valueLength() {
+        return data.get(MemoryRun.INT, entry + 4) & ~MemoryRun.TOMBSTONE_FLAG;
+    }
+
+    @Override
+    public void close() {
+        entry = -1;
+    }
+}

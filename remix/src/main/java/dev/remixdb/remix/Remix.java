@@ -1,0 +1,204 @@
+package dev.remixdb.remix;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+
+/**
+ * A REMIX (REMIX §3): a sorted view over H runs, cut into segments of D slots. Per segment it keeps
+ * an anchor key, one cursor offset per run, and one selector byte (and optionally one hash tag) per
+ * slot. All of it lives in native memory owned by this object until {@link #close()}.
+ *
+ * <p>In-memory layout (the sections of {@link RemixFile}, little-endian):
+ * <pre>
+ * anchorOffsets  u32 × (S + 1)   anchor s is anchorBytes[anchorOffsets[s], anchorOffsets[s+1])
+ * anchorBytes    the anchors: the shortest prefix of the segment's first key that is greater than
+ *                the previous key; segment 0's anchor is empty
+ * cursorOffsets  u32 × S × H     RunAddress of the first key of run r at or after the anchor
+ * selectors      u8 × S × D      see {@link Selectors}; placeholders only at the end of a segment
+ * tags           u8 × S × D      optional: {@link Keys#tag} of the slot's key
+ * </pre>
+ *
+ * <p>A REMIX is immutable and safe for concurrent readers, each with its own {@link RemixCursor}.
+ * It refers to its runs but does not own them: close the REMIX before the runs.
+ */
+public final class Remix implements AutoCloseable {
+    static final ValueLayout.OfInt INT = OffHeapBuffer.INT;
+
+    private final Arena arena;
+    private final Run[] runs;
+    private final int segmentSize;
+    private final long segmentCount;
+    private final long keyCount;
+    private final MemorySegment anchorOffsets;
+    private final MemorySegment anchorBytes;
+    private final MemorySegment cursorOffsets;
+    private final MemorySegment selectors;
+    private final MemorySegment tags;
+
+    Remix(Arena arena, List<? extends Run> runs, int segmentSize, long segmentCount, long keyCount,
+          MemorySegment anchorOffsets, MemorySegment anchorBytes, MemorySegment cursorOffsets,
+          MemorySegment selectors, MemorySegment tags) {
+        this.arena = arena;
+        this.runs = runs.toArray(new Run[0]);
+        this.segmentSize = segmentSize;
+        this.segmentCount = segmentCount;
+        this.keyCount = keyCount;
+        this.anchorOffsets = anchorOffsets;
+        this.anchorBytes = anchorBytes;
+        this.cursorOffsets = cursorOffsets;
+        this.selectors = selectors;
+        this.tags = tags;
+    }
+
+    /** Builds a REMIX over {@code runs} (run i has id i; a higher id is newer). */
+    public static Remix build(List<? extends Run> runs, RemixConfig config) {
+        return RemixBuilder.build(runs, config);
+    }
+
+    /**
+     * Builds the REMIX over {@code old.runs() + newRuns} from {@code old} and the new runs' key
+     * sources, reading old keys only where a merge point or an anchor needs them (REMIX §4.3).
+     * The result equals {@link #build} over the same runs. {@code stats} (may be null) receives the
+     * counts of keys read.
+     */
+    public static Remix rebuild(Remix old, List<? extends Run> newRuns, RebuildStats stats) {
+        return RemixRebuilder.rebuild(old, newRuns, stats == null ? new RebuildStats() : stats);
+    }
+
+    /** A new cursor; see {@link RemixCursor.Mode}. */
+    public RemixCursor cursor(RemixCursor.Mode mode) {
+        checkOpen();
+        return new RemixCursor(this, mode, RemixCursor.Search.FULL);
+    }
+
+    /** A new cursor with an explicit in-segment search strategy (for benchmarks). */
+    public RemixCursor cursor(RemixCursor.Mode mode, RemixCursor.Search search) {
+        checkOpen();
+        return new RemixCursor(this, mode, search);
+    }
+
+    /** The runs, oldest (id 0) first. */
+    public List<Run> runs() {
+        return List.of(runs);
+    }
+
+    Run run(int id) {
+        return runs[id];
+    }
+
+    public int runCount() {
+        return runs.length;
+    }
+
+    /** D, the slots per segment. */
+    public int segmentSize() {
+        return segmentSize;
+    }
+
+    public long segmentCount() {
+        return segmentCount;
+    }
+
+    /** Slots holding a key version (all versions, tombstones included; placeholders excluded). */
+    public long keyCount() {
+        return keyCount;
+    }
+
+    public boolean hasTags() {
+        return tags != null;
+    }
+
+    /** Bytes of REMIX metadata (what {@link RemixFile} stores, without header and checksums). */
+    public long metadataBytes() {
+        return anchorOffsets.byteSize() + anchorBytes.byteSize() + cursorOffsets.byteSize()
+                + selectors.byteSize() + (tags == null ? 0 : tags.byteSize());
+    }
+
+    /** Total bytes of anchor keys. */
+    public long anchorBytesTotal() {
+        return anchorBytes.byteSize();
+    }
+
+    MemorySegment anchorOffsets() {
+        return anchorOffsets;
+    }
+
+    MemorySegment anchorBytes() {
+        return anchorBytes;
+    }
+
+    MemorySegment cursorOffsets() {
+        return cursorOffsets;
+    }
+
+    MemorySegment selectors() {
+        return selectors;
+    }
+
+    MemorySegment tags() {
+        return tags;
+    }
+
+    /** The cursor offset of run {@code run} in segment {@code segment}. */
+    int cursorOffset(long segment, int run) {
+        return cursorOffsets.get(INT, 4L * (segment * runs.length + run));
+    }
+
+    int selector(long slotIndex) {
+        return selectors.get(ValueLayout.JAVA_BYTE, slotIndex) & 0xFF;
+    }
+
+    long anchorStart(long segment) {
+        return Integer.toUnsignedLong(anchorOffsets.get(INT, 4 * segment));
+    }
+
+    int anchorLength(long segment) {
+        return (int) (Integer.toUnsignedLong(anchorOffsets.get(INT, 4 * segment + 4)) - anchorStart(segment));
+    }
+
+    /** The last segment whose anchor is {@code <= key} (0 when none is). */
+    long findSegment(MemorySegment key, long off, int len) {
+        long lo = 0;
+        long hi = segmentCount - 1;
+        while (lo < hi) {
+            long mid = (lo + hi + 1) >>> 1;
+            if (Keys.compare(anchorBytes, anchorStart(mid), anchorLength(mid), key, off, len) <= 0) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /** Number of slots of segment {@code segment} that hold keys (the rest are placeholders). */
+    int usedSlots(long segment, SelectorCounter counter) {
+        return segmentSize - counter.count(selectors, segment * segmentSize, segmentSize, Selectors.PLACEHOLDER);
+    }
+
+    void checkOpen() {
+        if (!arena.scope().isAlive()) {
+            throw new IllegalStateException("REMIX is closed");
+        }
+    }
+
+    boolean isOpen() {
+        return arena.scope().isAlive();
+    }
+
+    /** Frees the metadata. Cursors must not be used afterwards. Idempotent. */
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Remix[runs=" + runs.length + ", D=" + segmentSize + ", segments=" + segmentCount
+                + ", keys=" + keyCount + ", tags=" + hasTags() + ", bytes=" + metadataBytes() + "]";
+    }
+}

@@ -1,0 +1,541 @@
+package dev.remixdb.remix;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * An iterator over the sorted view of a {@link Remix} (REMIX §3.1-3.3). Not thread-safe.
+ *
+ * <p>The position is a slot (segment, slot in segment). Each run has its own {@link RunCursor},
+ * positioned lazily: a run's cursor is placed (segment cursor offset + the count of that run's
+ * selectors before the slot) only when its key is needed, and is then kept in step by
+ * {@link #next()} and {@link #prev()}. Moving therefore never compares keys, and stale versions and
+ * tombstones are skipped by their selector bits without reading them.
+ *
+ * <p>Seek: binary search over the anchors, then inside the segment. {@link Search#FULL} does a binary
+ * search over the segment's slots (REMIX §3.2), and by default uses the keys left in the block it
+ * just read to narrow the range before touching another run ("I/O optimization", §3.2);
+ * {@link Search#PARTIAL} scans the segment linearly (the paper's "partial binary search").
+ *
+ * <p>Keys and values returned as segments are views of the runs' memory, valid until the cursor
+ * moves or closes.
+ */
+public final class RemixCursor implements AutoCloseable {
+
+    /** Which slots the cursor stops at. */
+    public enum Mode {
+        /** Every version, newest first within a key, tombstones included. */
+        ALL_VERSIONS,
+        /** The newest version of each key, tombstones included. */
+        NEWEST,
+        /** The newest version of each key that is not a tombstone: what a user sees. */
+        LIVE
+    }
+
+    /** How a seek searches inside the target segment. */
+    public enum Search {
+        /** Binary search over the segment's slots (REMIX "full binary search"). */
+        FULL,
+        /** Linear scan of the segment from its anchor (REMIX "partial binary search"). */
+        PARTIAL
+    }
+
+    private final Remix remix;
+    private final Mode mode;
+    private final Search search;
+    private final SelectorCounter counter;
+    private final MemorySegment selectors;
+    private final MemorySegment tags;
+    private final int segmentSize;
+    private final long segmentCount;
+    private final RunCursor[] cursors;
+    private final boolean[] live;
+    private final int[] occurrences = new int[64];
+    private boolean sameBlockFirst = true;
+    private boolean closed;
+
+    private long segment = -1;
+    private int slot;
+    private int selector;
+    private long keyComparisons;
+
+    RemixCursor(Remix remix, Mode mode, Search search) {
+        this.remix = remix;
+        this.mode = mode;
+        this.search = search;
+        this.counter = SelectorCounters.get();
+        this.selectors = remix.selectors();
+        this.tags = remix.tags();
+        this.segmentSize = remix.segmentSize();
+        this.segmentCount = remix.segmentCount();
+        int runs = remix.runCount();
+        this.cursors = new RunCursor[runs];
+        this.live = new boolean[runs];
+        for (int r = 0; r < runs; r++) {
+            cursors[r] = remix.run(r).newCursor();
+        }
+    }
+
+    /**
+     * Whether a full seek narrows the search with the other keys of the block it just read before
+     * it reads another run (REMIX §3.2 "I/O optimization"). Default: true.
+     */
+    public RemixCursor sameBlockFirst(boolean enabled) {
+        this.sameBlockFirst = enabled;
+        return this;
+    }
+
+    // ---------------------------------------------------------------- positioning
+
+    /** Positions at the first key (per {@link Mode}). */
+    public void seekToFirst() {
+        begin();
+        if (segmentCount == 0) {
+            return;
+        }
+        moveTo(0, 0);
+        skipForward();
+    }
+
+    /** Positions at the last key (per {@link Mode}). */
+    public void seekToLast() {
+        begin();
+        if (segmentCount == 0) {
+            return;
+        }
+        long last = segmentCount - 1;
+        moveTo(last, remix.usedSlots(last, counter) - 1);
+        skipBackward();
+    }
+
+    /** Positions at the first key {@code >= key}. */
+    public void seek(byte[] key) {
+        seek(MemorySegment.ofArray(key), 0, key.length);
+    }
+
+    /** Positions at the first key {@code >= key}. */
+    public void seek(MemorySegment key) {
+        seek(key, 0, Math.toIntExact(key.byteSize()));
+    }
+
+    /** Positions at the first key {@code >= key[off, off+len)}. */
+    public void seek(MemorySegment key, long off, int len) {
+        begin();
+        if (segmentCount == 0) {
+            return;
+        }
+        long s = remix.findSegment(key, off, len);
+        if (search == Search.PARTIAL) {
+            moveTo(s, 0);
+            // Stale slots repeat the previous key, so only newest versions are compared.
+            while (isValid() && segment == s && (Selectors.isStale(selector) || compareCurrent(key, off, len) < 0)) {
+                rawNext();
+            }
+        } else {
+            int used = remix.usedSlots(s, counter);
+            int at = searchSegment(s, used, key, off, len);
+            invalidateRuns();
+            if (at < used) {
+                moveTo(s, at);
+            } else if (s + 1 < segmentCount) {
+                // The key sorts after this segment's last key but before the next anchor.
+                moveTo(s + 1, 0);
+            } else {
+                segment = segmentCount;
+            }
+        }
+        skipForward();
+    }
+
+    /** Positions at the last key {@code <= key}. */
+    public void seekForPrev(MemorySegment key, long off, int len) {
+        seek(key, off, len);
+        if (!isValid()) {
+            seekToLast();
+        } else if (compareCurrent(key, off, len) > 0) {
+            prev0();
+        }
+    }
+
+    /**
+     * Point lookup: positions at {@code key}'s newest version and returns true when it exists (and,
+     * in {@link Mode#LIVE}, is not a tombstone); otherwise the cursor becomes invalid and it returns
+     * false. With tags, full keys are compared only on tag matches.
+     */
+    public boolean get(MemorySegment key, long off, int len) {
+        begin();
+        if (segmentCount == 0) {
+            return false;
+        }
+        long s = remix.findSegment(key, off, len);
+        int used = remix.usedSlots(s, counter);
+        long base = s * segmentSize;
+        if (tags != null) {
+            long matches = counter.matchTags(selectors, tags, base, used, Keys.tag(key, off, len));
+            while (matches != 0) {
+                int j = Long.numberOfTrailingZeros(matches);
+                matches &= matches - 1;
+                int r = Selectors.run(selectorAt(base + j));
+                RunCursor c = probe(s, j, r);
+                keyComparisons++;
+                if (c.compareKey(key, off, len) == 0) {
+                    invalidateRuns();
+                    moveTo(s, j);
+                    live[r] = true;  // the probe left run r's cursor exactly at this slot
+                    return found();
+                }
+            }
+            segment = segmentCount;
+            return false;
+        }
+        int at = searchSegment(s, used, key, off, len);
+        invalidateRuns();
+        if (at < used) {
+            moveTo(s, at);
+            if (compareCurrent(key, off, len) == 0) {
+                return found();
+            }
+        }
+        segment = segmentCount;
+        return false;
+    }
+
+    /** Point lookup of a heap key; see {@link #get(MemorySegment, long, int)}. */
+    public boolean get(byte[] key) {
+        return get(MemorySegment.ofArray(key), 0, key.length);
+    }
+
+    private boolean found() {
+        if (mode == Mode.LIVE && Selectors.isTombstone(selector)) {
+            segment = segmentCount;
+            return false;
+        }
+        return true;
+    }
+
+    /** Moves to the next key (per {@link Mode}). */
+    public void next() {
+        checkPositioned();
+        rawNext();
+        skipForward();
+    }
+
+    /** Moves to the previous key (per {@link Mode}), without comparing keys (REMIX §3.3). */
+    public void prev() {
+        checkPositioned();
+        prev0();
+    }
+
+    private void prev0() {
+        rawPrev();
+        skipBackward();
+    }
+
+    // ---------------------------------------------------------------- current entry
+
+    public boolean isValid() {
+        return segment >= 0 && segment < segmentCount;
+    }
+
+    /** The current key as a view of the run's memory. */
+    public MemorySegment key() {
+        RunCursor c = current();
+        return c.keySegment().asSlice(c.keyOffset(), c.keyLength());
+    }
+
+    /** The current key, copied. */
+    public byte[] keyBytes() {
+        RunCursor c = current();
+        return c.keySegment().asSlice(c.keyOffset(), c.keyLength()).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    public int keyLength() {
+        return current().keyLength();
+    }
+
+    /** Copies the key into {@code dst} at {@code off}; returns its length. */
+    public int copyKey(MemorySegment dst, long off) {
+        RunCursor c = current();
+        int len = c.keyLength();
+        MemorySegment.copy(c.keySegment(), c.keyOffset(), dst, off, len);
+        return len;
+    }
+
+    /** The current value as a view of the run's memory (empty for a tombstone). */
+    public MemorySegment value() {
+        RunCursor c = current();
+        return c.valueSegment().asSlice(c.valueOffset(), c.valueLength());
+    }
+
+    /** The current value, copied. */
+    public byte[] valueBytes() {
+        return value().toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    public int valueLength() {
+        return current().valueLength();
+    }
+
+    /** Copies the value into {@code dst} at {@code off}; returns its length. */
+    public int copyValue(MemorySegment dst, long off) {
+        RunCursor c = current();
+        int len = c.valueLength();
+        MemorySegment.copy(c.valueSegment(), c.valueOffset(), dst, off, len);
+        return len;
+    }
+
+    /** Whether the current version is a tombstone (from the selector; no key is read). */
+    public boolean isTombstone() {
+        checkPositioned();
+        return Selectors.isTombstone(selector);
+    }
+
+    /** Whether the current version is an older version of its key (only in {@link Mode#ALL_VERSIONS}). */
+    public boolean isStale() {
+        checkPositioned();
+        return Selectors.isStale(selector);
+    }
+
+    /** The id of the run holding the current version. */
+    public int runId() {
+        checkPositioned();
+        return Selectors.run(selector);
+    }
+
+    /** Full key comparisons this cursor has made (for measuring search cost). */
+    public long keyComparisons() {
+        return keyComparisons;
+    }
+
+    long segmentIndex() {
+        return segment;
+    }
+
+    int slotIndex() {
+        return slot;
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            segment = -1;
+            for (RunCursor c : cursors) {
+                c.close();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private void begin() {
+        if (closed) {
+            throw new IllegalStateException("RemixCursor is closed");
+        }
+        remix.checkOpen();
+        invalidateRuns();
+        segment = segmentCount;
+    }
+
+    private void checkPositioned() {
+        if (!isValid()) {
+            throw new IllegalStateException(closed ? "RemixCursor is closed" : "RemixCursor is not positioned at a key");
+        }
+    }
+
+    private void invalidateRuns() {
+        java.util.Arrays.fill(live, false);
+    }
+
+    private int selectorAt(long index) {
+        return selectors.get(ValueLayout.JAVA_BYTE, index) & 0xFF;
+    }
+
+    private void moveTo(long s, int at) {
+        segment = s;
+        slot = at;
+        selector = selectorAt(s * segmentSize + at);
+    }
+
+    /** The run cursor of the current slot, positioned on demand. */
+    private RunCursor current() {
+        checkPositioned();
+        int r = Selectors.run(selector);
+        if (!live[r]) {
+            probe(segment, slot, r);
+            live[r] = true;
+        }
+        return cursors[r];
+    }
+
+    /**
+     * Places run {@code r}'s cursor at the key of slot {@code at} of segment {@code s}: the segment's
+     * cursor offset for {@code r}, advanced by the occurrences of {@code r} before the slot.
+     */
+    private RunCursor probe(long s, int at, int r) {
+        RunCursor c = cursors[r];
+        c.seekTo(remix.cursorOffset(s, r));
+        int k = counter.count(selectors, s * segmentSize, at, r);
+        if (k > 0) {
+            c.skip(k);
+        }
+        return c;
+    }
+
+    private int compareCurrent(MemorySegment key, long off, int len) {
+        keyComparisons++;
+        return current().compareKey(key, off, len);
+    }
+
+    /** The first slot in {@code [0, used)} of segment {@code s} whose key is {@code >= key}. */
+    private int searchSegment(long s, int used, MemorySegment key, long off, int len) {
+        long base = s * segmentSize;
+        int lo = 0;
+        int hi = used;
+        while (lo < hi) {
+            int m = (lo + hi) >>> 1;
+            int r = Selectors.run(selectorAt(base + m));
+            RunCursor c = probe(s, m, r);
+            keyComparisons++;
+            if (c.compareKey(key, off, len) < 0) {
+                lo = m + 1;
+                if (sameBlockFirst && lo < hi) {
+                    long range = narrowAfter(c, r, base, m, hi, key, off, len);
+                    lo = (int) (range >>> 32);
+                    hi = (int) range;
+                }
+            } else {
+                hi = m;
+                if (sameBlockFirst && lo < hi) {
+                    long range = narrowBefore(c, r, base, m, lo, key, off, len);
+                    lo = (int) (range >>> 32);
+                    hi = (int) range;
+                }
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * After slot {@code m} (run {@code r}, key < target) the next keys of run {@code r} in the same
+     * block are already in memory: binary search among their slots in {@code (m, hi)} first.
+     * Returns the narrowed (lo, hi) packed as two ints.
+     */
+    private long narrowAfter(RunCursor c, int r, long base, int m, int hi, MemorySegment key, long off, int len) {
+        int address = c.address();
+        int block = RunAddress.block(address);
+        int index = RunAddress.index(address);
+        int avail = remix.run(r).keyCount(block) - index - 1;
+        int n = 0;
+        for (int j = m + 1; j < hi && n < avail; j++) {
+            if (Selectors.run(selectorAt(base + j)) == r) {
+                occurrences[n++] = j;
+            }
+        }
+        int lo2 = 0;
+        int hi2 = n;
+        while (lo2 < hi2) {
+            int q = (lo2 + hi2) >>> 1;
+            c.seekTo(RunAddress.of(block, index + 1 + q));
+            keyComparisons++;
+            if (c.compareKey(key, off, len) < 0) {
+                lo2 = q + 1;
+            } else {
+                hi2 = q;
+            }
+        }
+        int lo = lo2 > 0 ? occurrences[lo2 - 1] + 1 : m + 1;
+        int newHi = lo2 < n ? occurrences[lo2] : hi;
+        return ((long) lo << 32) | newHi;
+    }
+
+    /** Mirror of {@link #narrowAfter}: the earlier keys of run {@code r}'s block, in {@code [lo, m)}. */
+    private long narrowBefore(RunCursor c, int r, long base, int m, int lo, MemorySegment key, long off, int len) {
+        int address = c.address();
+        int block = RunAddress.block(address);
+        int index = RunAddress.index(address);
+        int n = 0;
+        for (int j = m - 1; j >= lo && n < index; j--) {
+            if (Selectors.run(selectorAt(base + j)) == r) {
+                occurrences[n++] = j;  // nearest first: key index (index - 1 - n)
+            }
+        }
+        // Keys decrease with q; find the first q whose key is < target.
+        int lo2 = 0;
+        int hi2 = n;
+        while (lo2 < hi2) {
+            int q = (lo2 + hi2) >>> 1;
+            c.seekTo(RunAddress.of(block, index - 1 - q));
+            keyComparisons++;
+            if (c.compareKey(key, off, len) < 0) {
+                hi2 = q;
+            } else {
+                lo2 = q + 1;
+            }
+        }
+        int newLo = lo2 < n ? occurrences[lo2] + 1 : lo;
+        int hi = lo2 > 0 ? occurrences[lo2 - 1] : m;
+        return ((long) newLo << 32) | hi;
+    }
+
+    /** One slot forward, keeping live run cursors in step; placeholders end a segment. */
+    private void rawNext() {
+        int r = Selectors.run(selector);
+        if (live[r]) {
+            cursors[r].next();
+        }
+        if (++slot < segmentSize) {
+            selector = selectorAt(segment * segmentSize + slot);
+            if (selector != Selectors.PLACEHOLDER) {
+                return;
+            }
+        }
+        if (++segment < segmentCount) {
+            slot = 0;
+            selector = selectorAt(segment * segmentSize);
+        }
+    }
+
+    /** One slot back, keeping live run cursors in step. */
+    private void rawPrev() {
+        if (--slot < 0) {
+            if (--segment < 0) {
+                return;
+            }
+            slot = segmentSize - 1;
+            long base = segment * segmentSize;
+            while (selectorAt(base + slot) == Selectors.PLACEHOLDER) {
+                slot--;
+            }
+        }
+        selector = selectorAt(segment * segmentSize + slot);
+        int r = Selectors.run(selector);
+        if (live[r]) {
+            cursors[r].prev();
+        }
+    }
+
+    private boolean hidden(int sel) {
+        return (mode != Mode.ALL_VERSIONS && Selectors.isStale(sel))
+                || (mode == Mode.LIVE && Selectors.isTombstone(sel));
+    }
+
+    private void skipForward() {
+        while (isValid() && hidden(selector)) {
+            rawNext();
+        }
+    }
+
+    /** Backward, a key's newest version is its first slot: walk over its stale slots to reach it. */
+    private void skipBackward() {
+        while (isValid()) {
+            if (mode != Mode.ALL_VERSIONS && Selectors.isStale(selector)) {
+                rawPrev();
+            } else if (mode == Mode.LIVE && Selectors.isTombstone(selector)) {
+                rawPrev();
+            } else {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,388 @@
+package dev.remixdb.remix;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Rebuilds a REMIX when new runs arrive (REMIX §4.3, and the C RemixDB's CKB optimisation): the old
+ * REMIX is already one sorted run, so the new REMIX is a two-way merge of the old sorted view with
+ * the new keys.
+ *
+ * <ul>
+ * <li>New keys come from the new runs' {@link KeySource}s (a table's compressed keys block).</li>
+ * <li>Old slots are copied by selector and tag, without reading their keys. Old keys are read only
+ *     to find where a new key goes — whole old segments are passed by comparing the new key with
+ *     the old anchors, then a binary search inside one segment reads about log2(D) keys — and as the
+ *     first and previous keys of a new segment's anchor, unless the old anchor can be reused.</li>
+ * <li>The packing is the same greedy packing as {@link RemixBuilder}, so the result is identical to
+ *     a fresh build over all runs.</li>
+ * </ul>
+ */
+final class RemixRebuilder {
+    private final Remix old;
+    private final RebuildStats stats;
+    private final SelectorCounter counter = SelectorCounters.get();
+    private final int oldRuns;
+    private final int segmentSize;
+    private final long oldSegments;
+    private final RunCursor[] oldCursors;
+    private final SegmentPacker packer;
+    private final int[] addresses;
+    private final OffHeapBuffer prevKey = new OffHeapBuffer(256);
+    private final boolean tags;
+    private NewKeys fresh;
+
+    // Next old slot to emit: (oldSeg, oldSlot); oldUsed = used slots of oldSeg.
+    private long oldSeg;
+    private int oldSlot;
+    private int oldUsed;
+
+    // The key before the next segment start: either the old group at (prevSeg, prevSlot) or prevKey.
+    private boolean prevIsOld;
+    private long prevSeg;
+    private int prevSlot;
+
+    private RemixRebuilder(Remix old, int totalRuns, RebuildStats stats) {
+        this.old = old;
+        this.stats = stats;
+        this.oldRuns = old.runCount();
+        this.segmentSize = old.segmentSize();
+        this.oldSegments = old.segmentCount();
+        this.tags = old.hasTags();
+        this.oldCursors = new RunCursor[oldRuns];
+        for (int r = 0; r < oldRuns; r++) {
+            oldCursors[r] = old.run(r).newCursor();
+        }
+        this.packer = new SegmentPacker(totalRuns, new RemixConfig(segmentSize, tags));
+        this.addresses = new int[totalRuns];
+    }
+
+    static Remix rebuild(Remix old, List<? extends Run> newRuns, RebuildStats stats) {
+        old.checkOpen();
+        List<Run> all = new ArrayList<>(old.runs());
+        all.addAll(newRuns);
+        RemixRebuilder b = new RemixRebuilder(old, all.size(), stats);
+        try (NewKeys fresh = new NewKeys(newRuns, old.runCount(), stats)) {
+            return b.merge(fresh, all);
+        } finally {
+            b.close();
+        }
+    }
+
+    private Remix merge(NewKeys newKeys, List<Run> all) {
+        fresh = newKeys;
+        oldSeg = 0;
+        oldSlot = 0;
+        oldUsed = oldSegments > 0 ? old.usedSlots(0, counter) : 0;
+        while (fresh.next()) {
+            MemorySegment key = fresh.key();
+            int klen = fresh.keyLength();
+            boolean equal = emitOldBefore(key, klen);
+            int oldGroup = equal ? oldGroupSize() : 0;
+            int versions = fresh.versions();
+            if (packer.free() < versions + oldGroup) {
+                collectAddresses();
+                MemorySegment prev = resolvePrev();
+                packer.startSegment(prev, 0, (int) prevKey.size(), key, 0, klen, addresses);
+            }
+            byte tag = tags ? Keys.tag(key, 0, klen) : 0;
+            for (int i = 0; i < versions; i++) {
+                packer.add(fresh.selector(i) | (i > 0 ? Selectors.STALE : 0), tag);
+            }
+            if (equal) {
+                // The old versions of this key become stale behind the new ones, in the same segment.
+                copyOldGroup(oldGroup, Selectors.STALE);
+            }
+            prevKey.truncate(0);
+            prevKey.put(key, 0, klen);
+            prevIsOld = false;
+        }
+        while (oldSeg < oldSegments) {
+            emitOldGroup();
+        }
+        return packer.finish(all);
+    }
+
+    /**
+     * Emits the old groups whose keys are {@code < key}; returns whether the next old group has
+     * exactly {@code key}.
+     */
+    private boolean emitOldBefore(MemorySegment key, int klen) {
+        if (oldSeg >= oldSegments) {
+            return false;
+        }
+        // The last old segment whose anchor is <= key: every slot before it is < key.
+        long target = lastSegmentAtOrBefore(key, klen);
+        while (oldSeg < target) {
+            emitOldGroup();
+        }
+        // Binary search inside the target segment, from the current slot.
+        int lo = oldSlot;
+        int hi = oldUsed;
+        boolean equalAtHi = false;
+        while (lo < hi) {
+            int m = (lo + hi) >>> 1;
+            RunCursor c = readOld(oldSeg, m);
+            stats.keyComparisons++;
+            int cmp = c.compareKey(key, 0, klen);
+            if (cmp < 0) {
+                lo = m + 1;
+            } else {
+                hi = m;
+                equalAtHi = cmp == 0;
+            }
+        }
+        long seg = oldSeg;
+        while (oldSeg == seg && oldSlot < lo) {
+            emitOldGroup();
+        }
+        // When the search ran off the segment, the next old key is >= the next anchor > key.
+        return oldSeg == seg && lo < oldUsed && equalAtHi;
+    }
+
+    private long lastSegmentAtOrBefore(MemorySegment key, int klen) {
+        long lo = oldSeg;
+        long hi = oldSegments - 1;
+        // Gallop first: consecutive new keys usually land in the same or a nearby old segment.
+        long step = 1;
+        while (lo + step <= hi && anchorAtOrBefore(lo + step, key, klen)) {
+            lo += step;
+            step <<= 1;
+        }
+        hi = Math.min(hi, lo + step - 1);
+        while (lo < hi) {
+            long mid = (lo + hi + 1) >>> 1;
+            if (anchorAtOrBefore(mid, key, klen)) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    private boolean anchorAtOrBefore(long segment, MemorySegment key, int klen) {
+        return Keys.compare(old.anchorBytes(), old.anchorStart(segment), old.anchorLength(segment), key, 0, klen) <= 0;
+    }
+
+    private int oldSelector(long seg, int slot) {
+        return old.selector(seg * segmentSize + slot);
+    }
+
+    /** Slots of the old group at the current position: its newest version and the stale ones after it. */
+    private int oldGroupSize() {
+        int g = 1;
+        while (oldSlot + g < oldUsed && Selectors.isStale(oldSelector(oldSeg, oldSlot + g))) {
+            g++;
+        }
+        return g;
+    }
+
+    private void emitOldGroup() {
+        int g = oldGroupSize();
+        if (packer.free() < g) {
+            collectAddresses();
+            if (oldSlot == 0 && prevIsOld) {
+                // Same first key and same previous key as the old segment: its anchor still holds.
+                packer.startSegment(old.anchorBytes(), old.anchorStart(oldSeg), old.anchorLength(oldSeg), addresses);
+            } else {
+                resolvePrev();
+                RunCursor first = readOld(oldSeg, oldSlot);
+                packer.startSegment(prevKey.segment(), 0, (int) prevKey.size(),
+                        first.keySegment(), first.keyOffset(), first.keyLength(), addresses);
+            }
+        }
+        prevIsOld = true;
+        prevSeg = oldSeg;
+        prevSlot = oldSlot;
+        copyOldGroup(g, 0);
+    }
+
+    /** Copies {@code g} old slots at the current position, OR-ing {@code extraBits} into each selector. */
+    private void copyOldGroup(int g, int extraBits) {
+        long base = oldSeg * segmentSize + oldSlot;
+        for (int i = 0; i < g; i++) {
+            byte tag = tags ? old.tags().get(ValueLayout.JAVA_BYTE, base + i) : 0;
+            packer.add(old.selector(base + i) | extraBits, tag);
+        }
+        stats.oldSlotsReused += g;
+        oldSlot += g;
+        if (oldSlot >= oldUsed) {
+            oldSeg++;
+            oldSlot = 0;
+            oldUsed = oldSeg < oldSegments ? old.usedSlots(oldSeg, counter) : 0;
+        }
+    }
+
+    /** Makes {@link #prevKey} hold the key before the next segment start, reading it if it is old. */
+    private MemorySegment resolvePrev() {
+        if (prevIsOld) {
+            RunCursor c = readOld(prevSeg, prevSlot);
+            prevKey.truncate(0);
+            prevKey.put(c.keySegment(), c.keyOffset(), c.keyLength());
+            prevIsOld = false;
+        }
+        return prevKey.segment();
+    }
+
+    /** Every run's address of its first key at or after the current merge position. */
+    private void collectAddresses() {
+        for (int r = 0; r < oldRuns; r++) {
+            Run run = old.run(r);
+            if (oldSeg >= oldSegments) {
+                addresses[r] = run.endAddress();
+            } else {
+                int k = counter.count(old.selectors(), oldSeg * segmentSize, oldSlot, r);
+                int base = old.cursorOffset(oldSeg, r);
+                addresses[r] = k == 0 ? base : RunAddress.advance(run, base, k);
+            }
+        }
+        fresh.addresses(addresses);
+    }
+
+    private RunCursor readOld(long seg, int slot) {
+        int r = Selectors.run(oldSelector(seg, slot));
+        RunCursor c = oldCursors[r];
+        c.seekTo(old.cursorOffset(seg, r));
+        int k = counter.count(old.selectors(), seg * segmentSize, slot, r);
+        if (k > 0) {
+            c.skip(k);
+        }
+        stats.oldKeysRead++;
+        return c;
+    }
+
+    private void close() {
+        for (RunCursor c : oldCursors) {
+            c.close();
+        }
+        packer.close();
+        prevKey.close();
+    }
+
+    /**
+     * The new runs' keys merged into groups (one key, its versions newest first), read from their
+     * key sources. The number of new runs is small, so the smallest key is found by a linear scan.
+     */
+    private static final class NewKeys implements AutoCloseable {
+        private final List<? extends Run> runs;
+        private final int firstId;
+        private final KeySource[] sources;
+        private final boolean[] has;
+        private final int[] nextAddress;
+        private final int[] group;
+        private final int[] groupSelectors;
+        private final OffHeapBuffer key = new OffHeapBuffer(256);
+        private final RebuildStats stats;
+        private int versions;
+
+        NewKeys(List<? extends Run> runs, int firstId, RebuildStats stats) {
+            this.runs = runs;
+            this.firstId = firstId;
+            this.stats = stats;
+            int m = runs.size();
+            sources = new KeySource[m];
+            has = new boolean[m];
+            nextAddress = new int[m];
+            group = new int[m];
+            groupSelectors = new int[m];
+            for (int j = 0; j < m; j++) {
+                sources[j] = runs.get(j).keySource();
+                nextAddress[j] = RunAddress.of(0, 0);
+                advance(j);
+            }
+        }
+
+        private void advance(int j) {
+            has[j] = sources[j].next();
+            if (has[j]) {
+                stats.newKeysRead++;
+            }
+        }
+
+        /** Moves to the next group; false when every new run is exhausted. */
+        boolean next() {
+            // Consume the previous group first.
+            for (int i = 0; i < versions; i++) {
+                int j = group[i];
+                nextAddress[j] = RunAddress.advance(runs.get(j), nextAddress[j], 1);
+                advance(j);
+                if (has[j] && compareWithKey(j) <= 0) {
+                    throw new IllegalArgumentException("new run " + (firstId + j) + " is not strictly increasing");
+                }
+            }
+            versions = 0;
+            int min = -1;
+            for (int j = sources.length - 1; j >= 0; j--) {
+                if (!has[j]) {
+                    continue;
+                }
+                int c = min < 0 ? -1 : compare(j, min);
+                if (c < 0) {
+                    min = j;
+                    versions = 0;
+                    group[versions++] = j;
+                } else if (c == 0) {
+                    group[versions++] = j;
+                }
+            }
+            if (min < 0) {
+                return false;
+            }
+            KeySource s = sources[min];
+            key.truncate(0);
+            key.put(s.keySegment(), s.keyOffset(), s.keyLength());
+            for (int i = 0; i < versions; i++) {
+                int j = group[i];
+                groupSelectors[i] = (firstId + j) | (sources[j].isTombstone() ? Selectors.TOMBSTONE : 0);
+            }
+            return true;
+        }
+
+        private int compare(int a, int b) {
+            KeySource x = sources[a];
+            KeySource y = sources[b];
+            stats.keyComparisons++;
+            return Keys.compare(x.keySegment(), x.keyOffset(), x.keyLength(), y.keySegment(), y.keyOffset(), y.keyLength());
+        }
+
+        private int compareWithKey(int j) {
+            KeySource x = sources[j];
+            return Keys.compare(x.keySegment(), x.keyOffset(), x.keyLength(), key.segment(), 0, (int) key.size());
+        }
+
+        MemorySegment key() {
+            return key.segment();
+        }
+
+        int keyLength() {
+            return (int) key.size();
+        }
+
+        int versions() {
+            return versions;
+        }
+
+        /** Selector (run id and tombstone bit) of version {@code i}, newest first. */
+        int selector(int i) {
+            return groupSelectors[i];
+        }
+
+        /** Writes the new runs' next-key addresses into {@code out[firstId..]}. */
+        void addresses(int[] out) {
+            System.arraycopy(nextAddress, 0, out, firstId, nextAddress.length);
+        }
+
+        @Override
+        public void close() {
+            for (KeySource s : sources) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+            key.close();
+        }
+    }
+}

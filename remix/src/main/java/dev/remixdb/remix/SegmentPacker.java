@@ -1,0 +1,124 @@
+package dev.remixdb.remix;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * Lays out the slots of a sorted view into segments, for both a fresh build and a rebuild: the
+ * caller feeds groups (all versions of one key, newest first) and opens a new segment whenever
+ * {@link #free()} is too small for the next group, so a key's versions never straddle segments
+ * (REMIX §4.1); the rest of the old segment becomes placeholders.
+ */
+final class SegmentPacker implements AutoCloseable {
+    private final int runs;
+    private final int segmentSize;
+    private final OffHeapBuffer anchorOffsets = new OffHeapBuffer(1 << 12);
+    private final OffHeapBuffer anchorBytes = new OffHeapBuffer(1 << 14);
+    private final OffHeapBuffer cursorOffsets = new OffHeapBuffer(1 << 14);
+    private final OffHeapBuffer selectors = new OffHeapBuffer(1 << 14);
+    private final OffHeapBuffer tags;
+    private long segments;
+    private long keys;
+    private int used;
+
+    SegmentPacker(int runs, RemixConfig config) {
+        if (runs > Selectors.MAX_RUNS) {
+            throw new IllegalArgumentException("a REMIX indexes at most " + Selectors.MAX_RUNS + " runs: " + runs);
+        }
+        if (runs > config.segmentSize()) {
+            throw new IllegalArgumentException("segment size " + config.segmentSize()
+                    + " is smaller than the run count " + runs + "; all versions of a key must fit in a segment");
+        }
+        this.runs = runs;
+        this.segmentSize = config.segmentSize();
+        this.tags = config.tags() ? new OffHeapBuffer(1 << 14) : null;
+    }
+
+    /** Slots left in the open segment (0 before the first segment). */
+    int free() {
+        return segments == 0 ? 0 : segmentSize - used;
+    }
+
+    /**
+     * Opens a segment whose first key is {@code first}; {@code prev} (null for the first segment) is
+     * the key before it. The anchor is the shortest prefix of {@code first} greater than {@code prev}.
+     * {@code addresses[r]} is the address of run r's first key at or after {@code first}.
+     */
+    void startSegment(MemorySegment prev, long prevOff, int prevLen,
+                      MemorySegment first, long firstOff, int firstLen, int[] addresses) {
+        pad();
+        int anchorLen = 0;
+        if (segments > 0) {
+            anchorLen = Math.min(firstLen, Keys.commonPrefix(prev, prevOff, prevLen, first, firstOff, firstLen) + 1);
+        }
+        long at = anchorBytes.size();
+        if (at + anchorLen > 0xFFFF_FFFFL) {
+            throw new IllegalStateException("REMIX anchors exceed 4 GiB");
+        }
+        anchorOffsets.putInt((int) at);
+        anchorBytes.put(first, firstOff, anchorLen);
+        for (int r = 0; r < runs; r++) {
+            cursorOffsets.putInt(addresses[r]);
+        }
+        segments++;
+        used = 0;
+    }
+
+    /** Opens a segment with a known anchor (reused from an old REMIX whose keys around it did not change). */
+    void startSegment(MemorySegment anchor, long anchorOff, int anchorLen, int[] addresses) {
+        pad();
+        anchorOffsets.putInt((int) anchorBytes.size());
+        anchorBytes.put(anchor, anchorOff, segments == 0 ? 0 : anchorLen);
+        for (int r = 0; r < runs; r++) {
+            cursorOffsets.putInt(addresses[r]);
+        }
+        segments++;
+        used = 0;
+    }
+
+    void add(int selector, byte tag) {
+        selectors.putByte(selector);
+        if (tags != null) {
+            tags.putByte(tag);
+        }
+        used++;
+        keys++;
+    }
+
+    private void pad() {
+        if (segments > 0 && used < segmentSize) {
+            selectors.fill(Selectors.PLACEHOLDER, segmentSize - used);
+            if (tags != null) {
+                tags.fill(0, segmentSize - used);
+            }
+            used = segmentSize;
+        }
+    }
+
+    /** The finished REMIX over {@code runList}, its metadata copied into a new shared arena. */
+    Remix finish(List<? extends Run> runList) {
+        pad();
+        anchorOffsets.putInt((int) anchorBytes.size());
+        Arena arena = Arena.ofShared();
+        try {
+            return new Remix(arena, runList, segmentSize, segments, keys,
+                    anchorOffsets.copyTo(arena), anchorBytes.copyTo(arena), cursorOffsets.copyTo(arena),
+                    selectors.copyTo(arena), tags == null ? null : tags.copyTo(arena));
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        anchorOffsets.close();
+        anchorBytes.close();
+        cursorOffsets.close();
+        selectors.close();
+        if (tags != null) {
+            tags.close();
+        }
+    }
+}
