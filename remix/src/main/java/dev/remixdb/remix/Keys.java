@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 
 /** Key comparison and hashing over (segment, offset, length) triples, allocation-free. */
 public final class Keys {
-    private static final ValueLayout.OfLong LONG_BE =
+    static final ValueLayout.OfLong LONG_BE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG_LE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

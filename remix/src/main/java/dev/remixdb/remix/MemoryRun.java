@@ -13,7 +13,11 @@ import java.lang.foreign.ValueLayout;
  * block:  u32 n | u32 entryOffset[n] (from the block start) | entries
  * entry:  u32 keyLength | u32 valueLength (bit 31 = tombstone) | key bytes | value bytes
  * index:  u64 blockStart[blockCount + 1]  (the last one is the data size)
+ * fences: u32 fenceOffset[blockCount + 1] and the bytes of each block's last key
  * </pre>
+ * The fence keys are the run's compact block index, like an SSTable's index block: a single-run
+ * {@link RunCursor#seek} binary-searches them before it opens one block, so the merging-iterator
+ * baseline of the benchmarks searches a run the way a table reader would.
  * A block takes keys until it passes {@link Builder#blockBytes(int)} bytes (default 4096); an entry
  * larger than that gets a block of its own, like the "jumbo" blocks of RemixDB tables.
  */
@@ -25,13 +29,18 @@ public final class MemoryRun implements Run, AutoCloseable {
     private final Arena arena;
     private final MemorySegment data;
     private final MemorySegment index;
+    private final MemorySegment fenceOffsets;
+    private final MemorySegment fenceBytes;
     private final int blockCount;
     private final long keyCount;
 
-    private MemoryRun(Arena arena, MemorySegment data, MemorySegment index, int blockCount, long keyCount) {
+    private MemoryRun(Arena arena, MemorySegment data, MemorySegment index, MemorySegment fenceOffsets,
+                      MemorySegment fenceBytes, int blockCount, long keyCount) {
         this.arena = arena;
         this.data = data;
         this.index = index;
+        this.fenceOffsets = fenceOffsets;
+        this.fenceBytes = fenceBytes;
         this.blockCount = blockCount;
         this.keyCount = keyCount;
     }
@@ -58,7 +67,7 @@ public final class MemoryRun implements Run, AutoCloseable {
 
     /** Bytes of native memory this run holds. */
     public long memoryBytes() {
-        return data.byteSize() + index.byteSize();
+        return data.byteSize() + index.byteSize() + fenceOffsets.byteSize() + fenceBytes.byteSize();
     }
 
     long blockStart(int block) {
@@ -67,6 +76,23 @@ public final class MemoryRun implements Run, AutoCloseable {
 
     MemorySegment data() {
         return data;
+    }
+
+    /** The first block whose last key is {@code >= key} ({@code blockCount()} when none is). */
+    int findBlock(MemorySegment key, long offset, int length) {
+        int lo = 0;
+        int hi = blockCount;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            long from = Integer.toUnsignedLong(fenceOffsets.get(INT, 4L * mid));
+            int len = (int) (Integer.toUnsignedLong(fenceOffsets.get(INT, 4L * mid + 4)) - from);
+            if (Keys.compare(fenceBytes, from, len, key, offset, length) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     @Override
@@ -130,13 +156,13 @@ public final class MemoryRun implements Run, AutoCloseable {
                 throw new IllegalArgumentException("keys must be strictly increasing: key #" + keyCount
                         + " is not greater than the previous one");
             }
-            lastKey.truncate(0);
-            lastKey.put(key, 0, klen);
             long entry = 8L + klen + vlen;
             if (blockKeys > 0 && (blockPayload + entry + 4L * (blockKeys + 2) > blockBytes
                     || blockKeys == RunAddress.MAX_KEYS_PER_BLOCK)) {
                 finishBlock();
             }
+            lastKey.truncate(0);
+            lastKey.put(key, 0, klen);
             long off = blockEntries.size();
             blockEntries.putInt(klen);
             blockEntries.putInt((int) vlen | (tombstone ? TOMBSTONE_FLAG : 0));
@@ -167,6 +193,8 @@ public final class MemoryRun implements Run, AutoCloseable {
             }
             buf.put(blockEntries.segment(), 0, blockEntries.size());
             blockStartsOut.putLong(blockStart);
+            fenceOffsetsOut.putInt((int) fenceBytesOut.size());
+            fenceBytesOut.put(lastKey.segment(), 0, lastKey.size());
             blockCount++;
             blockKeys = 0;
             blockPayload = 0;
@@ -175,6 +203,8 @@ public final class MemoryRun implements Run, AutoCloseable {
         }
 
         private final OffHeapBuffer blockStartsOut = new OffHeapBuffer(1 << 10);
+        private final OffHeapBuffer fenceOffsetsOut = new OffHeapBuffer(1 << 10);
+        private final OffHeapBuffer fenceBytesOut = new OffHeapBuffer(1 << 12);
 
         /** Builds the run; the builder cannot be used afterwards. */
         public MemoryRun build() {
@@ -185,16 +215,23 @@ public final class MemoryRun implements Run, AutoCloseable {
             try {
                 finishBlock();
                 blockStartsOut.putLong(buf.size());
+                if (fenceBytesOut.size() > 0xFFFF_FFFFL) {
+                    throw new IllegalStateException("block index keys exceed 4 GiB");
+                }
+                fenceOffsetsOut.putInt((int) fenceBytesOut.size());
                 Arena arena = Arena.ofShared();
                 MemorySegment data = buf.copyTo(arena);
                 MemorySegment idx = blockStartsOut.copyTo(arena);
-                return new MemoryRun(arena, data, idx, blockCount, keyCount);
+                return new MemoryRun(arena, data, idx, fenceOffsetsOut.copyTo(arena), fenceBytesOut.copyTo(arena),
+                        blockCount, keyCount);
             } finally {
                 buf.close();
                 starts.close();
                 blockEntries.close();
                 lastKey.close();
                 blockStartsOut.close();
+                fenceOffsetsOut.close();
+                fenceBytesOut.close();
             }
         }
     }

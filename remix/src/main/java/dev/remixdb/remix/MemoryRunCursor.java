@@ -54,13 +54,19 @@ final class MemoryRunCursor implements RunCursor {
 
     @Override
     public void seek(MemorySegment key, long offset, int length) {
-        // Binary search over the blocks' last keys, then inside the block.
+        // The block index (fence keys) picks the block; a binary search inside it picks the key.
+        int b = run.findBlock(key, offset, length);
+        loadBlock(b);
+        if (b == blockCount) {
+            index = 0;
+            settle();
+            return;
+        }
         int lo = 0;
-        int hi = blockCount;
+        int hi = count - 1;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            loadBlock(mid);
-            index = count - 1;
+            index = mid;
             settle();
             if (compareKey(key, offset, length) < 0) {
                 lo = mid + 1;
@@ -68,25 +74,7 @@ final class MemoryRunCursor implements RunCursor {
                 hi = mid;
             }
         }
-        loadBlock(lo);
-        if (lo == blockCount) {
-            index = 0;
-            settle();
-            return;
-        }
-        int l = 0;
-        int h = count - 1;
-        while (l < h) {
-            int mid = (l + h) >>> 1;
-            index = mid;
-            settle();
-            if (compareKey(key, offset, length) < 0) {
-                l = mid + 1;
-            } else {
-                h = mid;
-            }
-        }
-        index = l;
+        index = lo;
         settle();
     }
 

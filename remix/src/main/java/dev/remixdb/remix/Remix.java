@@ -36,6 +36,14 @@ public final class Remix implements AutoCloseable {
     private final MemorySegment cursorOffsets;
     private final MemorySegment selectors;
     private final MemorySegment tags;
+    /** Bytes every anchor after the first shares: the heads start after them. */
+    private final int headSkip;
+    /**
+     * u64 × S, derived (not stored in the file): big-endian bytes [headSkip, headSkip+8) of each anchor,
+     * zero-padded. The anchor search compares these first, so each step of the binary search touches
+     * one word of a compact array instead of an offset plus a scattered anchor key.
+     */
+    private final MemorySegment heads;
 
     Remix(Arena arena, List<? extends Run> runs, int segmentSize, long segmentCount, long keyCount,
           MemorySegment anchorOffsets, MemorySegment anchorBytes, MemorySegment cursorOffsets,
@@ -50,6 +58,29 @@ public final class Remix implements AutoCloseable {
         this.cursorOffsets = cursorOffsets;
         this.selectors = selectors;
         this.tags = tags;
+        this.headSkip = segmentCount > 1 ? commonAnchorPrefix() : 0;
+        this.heads = arena.allocate(8 * Math.max(1, segmentCount), 8);
+        for (long s = 1; s < segmentCount; s++) {
+            heads.set(ValueLayout.JAVA_LONG, 8 * s, head(anchorBytes, anchorStart(s) + headSkip, anchorLength(s) - headSkip));
+        }
+    }
+
+    /** Anchors 1..S-1 are sorted, so what the first and last share, all share. */
+    private int commonAnchorPrefix() {
+        long last = segmentCount - 1;
+        return Keys.commonPrefix(anchorBytes, anchorStart(1), anchorLength(1), anchorBytes, anchorStart(last), anchorLength(last));
+    }
+
+    /** Up to 8 bytes of {@code seg[off, off+len)} as a big-endian long, zero-padded: compares like the bytes. */
+    private static long head(MemorySegment seg, long off, int len) {
+        if (len >= 8) {
+            return seg.get(Keys.LONG_BE, off);
+        }
+        long h = 0;
+        for (int i = 0; i < 8; i++) {
+            h = (h << 8) | (i < len ? Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, off + i)) : 0);
+        }
+        return h;
     }
 
     /** Builds a REMIX over {@code runs} (run i has id i; a higher id is newer). */
@@ -116,6 +147,11 @@ public final class Remix implements AutoCloseable {
                 + selectors.byteSize() + (tags == null ? 0 : tags.byteSize());
     }
 
+    /** Native memory held: the metadata plus the derived anchor heads. */
+    public long memoryBytes() {
+        return metadataBytes() + heads.byteSize();
+    }
+
     /** Total bytes of anchor keys. */
     public long anchorBytesTotal() {
         return anchorBytes.byteSize();
@@ -160,17 +196,57 @@ public final class Remix implements AutoCloseable {
 
     /** The last segment whose anchor is {@code <= key} (0 when none is). */
     long findSegment(MemorySegment key, long off, int len) {
-        long lo = 0;
-        long hi = segmentCount - 1;
+        if (segmentCount <= 1) {
+            return 0;
+        }
+        // Against the prefix all anchors 1..S-1 share: below it, segment 0; above it, the last one.
+        int p = headSkip;
+        int c = Keys.compare(anchorBytes, anchorStart(1), p, key, off, Math.min(p, len));
+        if (c > 0 || (c == 0 && len < p)) {
+            return 0;
+        }
+        if (c < 0) {
+            return segmentCount - 1;
+        }
+        long t = head(key, off + p, len - p);
+        // A head below t means an anchor below the key, a head above t an anchor above it (zero
+        // padding keeps this true for short keys); only equal heads need the full anchors.
+        long lo = 1;
+        long hi = segmentCount;
         while (lo < hi) {
-            long mid = (lo + hi + 1) >>> 1;
-            if (Keys.compare(anchorBytes, anchorStart(mid), anchorLength(mid), key, off, len) <= 0) {
-                lo = mid;
+            long mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(heads.get(ValueLayout.JAVA_LONG, 8 * mid), t) < 0) {
+                lo = mid + 1;
             } else {
-                hi = mid - 1;
+                hi = mid;
             }
         }
-        return lo;
+        long found = lo - 1;
+        hi = segmentCount - 1;
+        if (lo <= hi && heads.get(ValueLayout.JAVA_LONG, 8 * lo) == t) {
+            // Ties: binary search the equal-head run with full anchors.
+            long end = lo;
+            long step = 1;
+            while (end + step <= hi && heads.get(ValueLayout.JAVA_LONG, 8 * (end + step)) == t) {
+                end += step;
+                step <<= 1;
+            }
+            long a = lo;
+            long b = Math.min(hi, end + step - 1);
+            while (a < b) {
+                long mid = (a + b + 1) >>> 1;
+                if (heads.get(ValueLayout.JAVA_LONG, 8 * mid) == t
+                        && Keys.compare(anchorBytes, anchorStart(mid), anchorLength(mid), key, off, len) <= 0) {
+                    a = mid;
+                } else {
+                    b = mid - 1;
+                }
+            }
+            if (Keys.compare(anchorBytes, anchorStart(a), anchorLength(a), key, off, len) <= 0) {
+                found = a;
+            }
+        }
+        return found;
     }
 
     /** Number of slots of segment {@code segment} that hold keys (the rest are placeholders). */

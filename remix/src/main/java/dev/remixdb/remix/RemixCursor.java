@@ -51,6 +51,8 @@ public final class RemixCursor implements AutoCloseable {
     private final RunCursor[] cursors;
     private final boolean[] live;
     private final int[] occurrences = new int[64];
+    /** During a search, the slot each run's cursor was last placed on (-1: none), to reuse it after. */
+    private final int[] probedSlot;
     private boolean sameBlockFirst = true;
     private boolean closed;
 
@@ -71,6 +73,7 @@ public final class RemixCursor implements AutoCloseable {
         int runs = remix.runCount();
         this.cursors = new RunCursor[runs];
         this.live = new boolean[runs];
+        this.probedSlot = new int[runs];
         for (int r = 0; r < runs; r++) {
             cursors[r] = remix.run(r).newCursor();
         }
@@ -137,6 +140,7 @@ public final class RemixCursor implements AutoCloseable {
             invalidateRuns();
             if (at < used) {
                 moveTo(s, at);
+                keepProbe(at);
             } else if (s + 1 < segmentCount) {
                 // The key sorts after this segment's last key but before the next anchor.
                 moveTo(s + 1, 0);
@@ -192,6 +196,7 @@ public final class RemixCursor implements AutoCloseable {
         invalidateRuns();
         if (at < used) {
             moveTo(s, at);
+            keepProbe(at);
             if (compareCurrent(key, off, len) == 0) {
                 return found();
             }
@@ -387,8 +392,17 @@ public final class RemixCursor implements AutoCloseable {
         return current().compareKey(key, off, len);
     }
 
+    /** After a search that ended on {@code at}: when the probe left that run's cursor there, keep it. */
+    private void keepProbe(int at) {
+        int r = Selectors.run(selector);
+        if (probedSlot[r] == at) {
+            live[r] = true;
+        }
+    }
+
     /** The first slot in {@code [0, used)} of segment {@code s} whose key is {@code >= key}. */
     private int searchSegment(long s, int used, MemorySegment key, long off, int len) {
+        java.util.Arrays.fill(probedSlot, -1);
         long base = s * segmentSize;
         int lo = 0;
         int hi = used;
@@ -396,6 +410,7 @@ public final class RemixCursor implements AutoCloseable {
             int m = (lo + hi) >>> 1;
             int r = Selectors.run(selectorAt(base + m));
             RunCursor c = probe(s, m, r);
+            probedSlot[r] = m;
             keyComparisons++;
             if (c.compareKey(key, off, len) < 0) {
                 lo = m + 1;
@@ -437,6 +452,7 @@ public final class RemixCursor implements AutoCloseable {
         while (lo2 < hi2) {
             int q = (lo2 + hi2) >>> 1;
             c.seekTo(RunAddress.of(block, index + 1 + q));
+            probedSlot[r] = occurrences[q];
             keyComparisons++;
             if (c.compareKey(key, off, len) < 0) {
                 lo2 = q + 1;
@@ -466,6 +482,7 @@ public final class RemixCursor implements AutoCloseable {
         while (lo2 < hi2) {
             int q = (lo2 + hi2) >>> 1;
             c.seekTo(RunAddress.of(block, index - 1 - q));
+            probedSlot[r] = occurrences[q];
             keyComparisons++;
             if (c.compareKey(key, off, len) < 0) {
                 hi2 = q;
