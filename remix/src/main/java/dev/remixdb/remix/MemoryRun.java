@@ -110,12 +110,19 @@ public final class MemoryRun implements Run, AutoCloseable {
         }
     }
 
-    /** Builds a {@link MemoryRun}. Keys must come in strictly increasing order. */
-    public static final class Builder {
+    /**
+     * Builds a {@link MemoryRun}. Keys must come in strictly increasing order; a key that is not is
+     * refused with an {@link IllegalArgumentException} and the builder stays usable. The builder
+     * holds native memory until {@link #build()} or {@link #close()}.
+     */
+    public static final class Builder implements AutoCloseable {
         private final OffHeapBuffer buf = new OffHeapBuffer(1 << 16);
         private final OffHeapBuffer starts = new OffHeapBuffer(1 << 10);
         private final OffHeapBuffer blockEntries = new OffHeapBuffer(1 << 12);
         private final OffHeapBuffer lastKey = new OffHeapBuffer(64);
+        private final OffHeapBuffer blockStartsOut = new OffHeapBuffer(1 << 10);
+        private final OffHeapBuffer fenceOffsetsOut = new OffHeapBuffer(1 << 10);
+        private final OffHeapBuffer fenceBytesOut = new OffHeapBuffer(1 << 12);
         private int blockBytes = 4096;
         private int blockKeys;
         private long blockPayload;
@@ -145,7 +152,7 @@ public final class MemoryRun implements Run, AutoCloseable {
         /** Adds a key with a value, or a tombstone when {@code tombstone} (the value is then ignored). */
         public Builder add(MemorySegment key, MemorySegment value, boolean tombstone) {
             if (built) {
-                throw new IllegalStateException("MemoryRun.Builder already built");
+                throw new IllegalStateException("MemoryRun.Builder already built or closed");
             }
             long vlen = tombstone ? 0 : value.byteSize();
             if (key.byteSize() > Integer.MAX_VALUE || vlen > Integer.MAX_VALUE) {
@@ -202,14 +209,30 @@ public final class MemoryRun implements Run, AutoCloseable {
             blockEntries.truncate(0);
         }
 
-        private final OffHeapBuffer blockStartsOut = new OffHeapBuffer(1 << 10);
-        private final OffHeapBuffer fenceOffsetsOut = new OffHeapBuffer(1 << 10);
-        private final OffHeapBuffer fenceBytesOut = new OffHeapBuffer(1 << 12);
+
+        /** Frees the builder's memory without building; idempotent, and a no-op after {@link #build()}. */
+        @Override
+        public void close() {
+            if (!built) {
+                built = true;
+                freeBuffers();
+            }
+        }
+
+        private void freeBuffers() {
+            buf.close();
+            starts.close();
+            blockEntries.close();
+            lastKey.close();
+            blockStartsOut.close();
+            fenceOffsetsOut.close();
+            fenceBytesOut.close();
+        }
 
         /** Builds the run; the builder cannot be used afterwards. */
         public MemoryRun build() {
             if (built) {
-                throw new IllegalStateException("MemoryRun.Builder already built");
+                throw new IllegalStateException("MemoryRun.Builder already built or closed");
             }
             built = true;
             try {
@@ -225,13 +248,7 @@ public final class MemoryRun implements Run, AutoCloseable {
                 return new MemoryRun(arena, data, idx, fenceOffsetsOut.copyTo(arena), fenceBytesOut.copyTo(arena),
                         blockCount, keyCount);
             } finally {
-                buf.close();
-                starts.close();
-                blockEntries.close();
-                lastKey.close();
-                blockStartsOut.close();
-                fenceOffsetsOut.close();
-                fenceBytesOut.close();
+                freeBuffers();
             }
         }
     }

@@ -12,6 +12,7 @@ final class RemixBuilder {
 
     static Remix build(List<? extends Run> runs, RemixConfig config) {
         int h = runs.size();
+        SegmentPacker.checkRunCount(h, config);
         RunCursor[] cursors = new RunCursor[h];
         try (SegmentPacker packer = new SegmentPacker(h, config);
              OffHeapBuffer prevKey = new OffHeapBuffer(256)) {

@@ -151,14 +151,27 @@ public final class RemixCursor implements AutoCloseable {
         skipForward();
     }
 
-    /** Positions at the last key {@code <= key}. */
+    /**
+     * Positions at the last entry {@code <= key}: in {@link Mode#ALL_VERSIONS} that is the oldest
+     * version of the key, since versions sort newest first.
+     */
     public void seekForPrev(MemorySegment key, long off, int len) {
         seek(key, off, len);
         if (!isValid()) {
             seekToLast();
         } else if (compareCurrent(key, off, len) > 0) {
             prev0();
+        } else if (mode == Mode.ALL_VERSIONS) {
+            // A key's versions share one segment, so its stale slots follow within it.
+            while (slot + 1 < segmentSize && Selectors.isStale(selectorAt(segment * segmentSize + slot + 1))) {
+                rawNext();
+            }
         }
+    }
+
+    /** Positions at the last key {@code <= key}. */
+    public void seekForPrev(byte[] key) {
+        seekForPrev(MemorySegment.ofArray(key), 0, key.length);
     }
 
     /**
@@ -343,6 +356,9 @@ public final class RemixCursor implements AutoCloseable {
     }
 
     private void checkPositioned() {
+        if (!remix.isOpen()) {
+            throw new IllegalStateException("REMIX is closed");
+        }
         if (!isValid()) {
             throw new IllegalStateException(closed ? "RemixCursor is closed" : "RemixCursor is not positioned at a key");
         }

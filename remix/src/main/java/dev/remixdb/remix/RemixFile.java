@@ -28,12 +28,15 @@ import java.util.zip.CRC32C;
  * 48      8           file length
  * 56      4           reserved (0)
  * 60      4           CRC32C of bytes [0, 60)
- * 64      4(S+1)      anchor offsets          then u32 CRC32C of the section
+ * 64      8H          key count of each run   then u32 CRC32C of the section
+ *         4(S+1)      anchor offsets          then u32 CRC32C
  *         A           anchor bytes            then u32 CRC32C
  *         4 S H       cursor offsets          then u32 CRC32C
  *         S D         selectors               then u32 CRC32C
  *         S D         tags (when flag bit 0)  then u32 CRC32C
  * </pre>
+ *
+ * <p>The run key counts let {@link #read} refuse runs other than those the REMIX was built over.
  *
  * <p>The file is read into native memory (not mapped), so a file that is truncated or replaced
  * while in use cannot crash the JVM.
@@ -52,7 +55,7 @@ public final class RemixFile {
     public static void write(Remix remix, Path file) throws IOException {
         remix.checkOpen();
         MemorySegment[] sections = sections(remix);
-        long length = HEADER;
+        long length = HEADER + 8L * remix.runCount() + 4;
         for (MemorySegment s : sections) {
             length += s.byteSize() + 4;
         }
@@ -72,6 +75,13 @@ public final class RemixFile {
             header.set(INT, 60, crc(header, 0, 60));
             writeFully(ch, header);
             MemorySegment crc = arena.allocate(4);
+            MemorySegment counts = arena.allocate(8L * remix.runCount() + 1).asSlice(0, 8L * remix.runCount());
+            for (int r = 0; r < remix.runCount(); r++) {
+                counts.set(LONG, 8L * r, remix.run(r).keyCount());
+            }
+            writeFully(ch, counts);
+            crc.set(INT, 0, crc(counts, 0, counts.byteSize()));
+            writeFully(ch, crc);
             for (MemorySegment s : sections) {
                 writeFully(ch, s);
                 crc.set(INT, 0, crc(s, 0, s.byteSize()));
@@ -130,8 +140,9 @@ public final class RemixFile {
             if (h != runs.size()) {
                 throw new IllegalArgumentException(file + " indexes " + h + " runs, but " + runs.size() + " were given");
             }
-            long[] lengths = {4 * (segments + 1), anchorBytes, 4L * segments * h, segments * d, tags ? segments * d : -1};
-            MemorySegment[] parts = new MemorySegment[5];
+            long[] lengths = {8L * h, 4 * (segments + 1), anchorBytes, 4L * segments * h, segments * d,
+                tags ? segments * d : -1};
+            MemorySegment[] parts = new MemorySegment[6];
             long at = HEADER;
             for (int i = 0; i < lengths.length; i++) {
                 if (lengths[i] < 0) {
@@ -149,7 +160,14 @@ public final class RemixFile {
                 throw new CorruptionException(file, at, (size - at) + " unexpected bytes after the last section");
             }
             new RemixConfig(d, tags);  // validates D
-            Remix remix = new Remix(arena, runs, d, segments, keys, parts[0], parts[1], parts[2], parts[3], parts[4]);
+            for (int r = 0; r < h; r++) {
+                long expected = parts[0].get(LONG, 8L * r);
+                if (runs.get(r).keyCount() != expected) {
+                    throw new CorruptionException(file, HEADER + 8L * r, "run " + r + " has " + runs.get(r).keyCount()
+                            + " keys but this REMIX was built over a run of " + expected);
+                }
+            }
+            Remix remix = new Remix(arena, runs, d, segments, keys, parts[1], parts[2], parts[3], parts[4], parts[5]);
             checkBounds(file, remix, runs);
             return remix;
         }
@@ -165,7 +183,7 @@ public final class RemixFile {
                 int block = RunAddress.block(address);
                 if (block > blocks || (block < blocks && RunAddress.index(address) >= runs.get(r).keyCount(block))
                         || (block == blocks && RunAddress.index(address) != 0)) {
-                    throw new CorruptionException(file, HEADER + 4 * (remix.segmentCount() + 1) + 4
+                    throw new CorruptionException(file, HEADER + 8L * h + 4 + 4 * (remix.segmentCount() + 1) + 4
                             + remix.anchorBytesTotal() + 4 * (s * h + r),
                             "cursor offset " + RunAddress.toString(address) + " of run " + r + " in segment " + s
                                     + " is outside the run (" + blocks + " blocks)");

@@ -63,6 +63,7 @@ final class RemixRebuilder {
         old.checkOpen();
         List<Run> all = new ArrayList<>(old.runs());
         all.addAll(newRuns);
+        SegmentPacker.checkRunCount(all.size(), new RemixConfig(old.segmentSize(), old.hasTags()));
         RemixRebuilder b = new RemixRebuilder(old, all.size(), stats);
         try (NewKeys fresh = new NewKeys(newRuns, old.runCount(), stats)) {
             return b.merge(fresh, all);
@@ -288,10 +289,15 @@ final class RemixRebuilder {
             nextAddress = new int[m];
             group = new int[m];
             groupSelectors = new int[m];
-            for (int j = 0; j < m; j++) {
-                sources[j] = runs.get(j).keySource();
-                nextAddress[j] = RunAddress.of(0, 0);
-                advance(j);
+            try {
+                for (int j = 0; j < m; j++) {
+                    sources[j] = runs.get(j).keySource();
+                    nextAddress[j] = RunAddress.of(0, 0);
+                    advance(j);
+                }
+            } catch (RuntimeException | Error e) {
+                close();
+                throw e;
             }
         }
 

@@ -13,16 +13,28 @@ import java.util.List;
 final class SegmentPacker implements AutoCloseable {
     private final int runs;
     private final int segmentSize;
-    private final OffHeapBuffer anchorOffsets = new OffHeapBuffer(1 << 12);
-    private final OffHeapBuffer anchorBytes = new OffHeapBuffer(1 << 14);
-    private final OffHeapBuffer cursorOffsets = new OffHeapBuffer(1 << 14);
-    private final OffHeapBuffer selectors = new OffHeapBuffer(1 << 14);
+    private final OffHeapBuffer anchorOffsets;
+    private final OffHeapBuffer anchorBytes;
+    private final OffHeapBuffer cursorOffsets;
+    private final OffHeapBuffer selectors;
     private final OffHeapBuffer tags;
     private long segments;
     private long keys;
     private int used;
 
     SegmentPacker(int runs, RemixConfig config) {
+        checkRunCount(runs, config);
+        this.runs = runs;
+        this.segmentSize = config.segmentSize();
+        this.anchorOffsets = new OffHeapBuffer(1 << 12);
+        this.anchorBytes = new OffHeapBuffer(1 << 14);
+        this.cursorOffsets = new OffHeapBuffer(1 << 14);
+        this.selectors = new OffHeapBuffer(1 << 14);
+        this.tags = config.tags() ? new OffHeapBuffer(1 << 14) : null;
+    }
+
+    /** Rejects a run count the REMIX encoding cannot hold, before anything is allocated. */
+    static void checkRunCount(int runs, RemixConfig config) {
         if (runs > Selectors.MAX_RUNS) {
             throw new IllegalArgumentException("a REMIX indexes at most " + Selectors.MAX_RUNS + " runs: " + runs);
         }
@@ -30,9 +42,6 @@ final class SegmentPacker implements AutoCloseable {
             throw new IllegalArgumentException("segment size " + config.segmentSize()
                     + " is smaller than the run count " + runs + "; all versions of a key must fit in a segment");
         }
-        this.runs = runs;
-        this.segmentSize = config.segmentSize();
-        this.tags = config.tags() ? new OffHeapBuffer(1 << 14) : null;
     }
 
     /** Slots left in the open segment (0 before the first segment). */
