@@ -15,10 +15,13 @@ import java.util.List;
  * anchorOffsets  u32 × (S + 1)   anchor s is anchorBytes[anchorOffsets[s], anchorOffsets[s+1])
  * anchorBytes    the anchors: the shortest prefix of the segment's first key that is greater than
  *                the previous key; segment 0's anchor is empty
- * cursorOffsets  u32 × S × H     RunAddress of the first key of run r at or after the anchor
- * selectors      u8 × S × D      see {@link Selectors}; placeholders only at the end of a segment
- * tags           u8 × S × D      optional: {@link Keys#tag} of the slot's key
+ * records        S records of {@link #recordSize()} bytes, one per segment:
+ *     u8 × D     selectors, see {@link Selectors}; placeholders only at the end of a segment
+ *     u8 × D     tags (only when the REMIX has tags): {@link Keys#tag} of the slot's key
+ *     u32 × H    cursor offsets: RunAddress of the first key of run r at or after the anchor
  * </pre>
+ * A segment's selectors, tags and cursor offsets are read together by every search, so they share
+ * a record: one or two adjacent cache lines instead of three scattered ones.
  *
  * <p>A REMIX is immutable and safe for concurrent readers, each with its own {@link RemixCursor}.
  * It refers to its runs but does not own them: close the REMIX before the runs.
@@ -33,9 +36,10 @@ public final class Remix implements AutoCloseable {
     private final long keyCount;
     private final MemorySegment anchorOffsets;
     private final MemorySegment anchorBytes;
-    private final MemorySegment cursorOffsets;
-    private final MemorySegment selectors;
-    private final MemorySegment tags;
+    private final MemorySegment records;
+    private final boolean hasTags;
+    private final int recordSize;
+    private final int offsetsAt;
     /** Bytes every anchor after the first shares: the heads start after them. */
     private final int headSkip;
     /**
@@ -46,8 +50,7 @@ public final class Remix implements AutoCloseable {
     private final MemorySegment heads;
 
     Remix(Arena arena, List<? extends Run> runs, int segmentSize, long segmentCount, long keyCount,
-          MemorySegment anchorOffsets, MemorySegment anchorBytes, MemorySegment cursorOffsets,
-          MemorySegment selectors, MemorySegment tags) {
+          boolean tags, MemorySegment anchorOffsets, MemorySegment anchorBytes, MemorySegment records) {
         this.arena = arena;
         this.runs = runs.toArray(new Run[0]);
         this.segmentSize = segmentSize;
@@ -55,9 +58,10 @@ public final class Remix implements AutoCloseable {
         this.keyCount = keyCount;
         this.anchorOffsets = anchorOffsets;
         this.anchorBytes = anchorBytes;
-        this.cursorOffsets = cursorOffsets;
-        this.selectors = selectors;
-        this.tags = tags;
+        this.records = records;
+        this.hasTags = tags;
+        this.offsetsAt = tags ? 2 * segmentSize : segmentSize;
+        this.recordSize = recordSize(runs.size(), segmentSize, tags);
         this.headSkip = segmentCount > 1 ? commonAnchorPrefix() : 0;
         this.heads = arena.allocate(8 * Math.max(1, segmentCount), 8);
         for (long s = 1; s < segmentCount; s++) {
@@ -81,6 +85,11 @@ public final class Remix implements AutoCloseable {
             h = (h << 8) | (i < len ? Byte.toUnsignedInt(seg.get(ValueLayout.JAVA_BYTE, off + i)) : 0);
         }
         return h;
+    }
+
+    /** Bytes of one segment record: D selectors, D tags when present, H cursor offsets. */
+    static int recordSize(int runs, int segmentSize, boolean tags) {
+        return segmentSize * (tags ? 2 : 1) + 4 * runs;
     }
 
     /** Builds a REMIX over {@code runs} (run i has id i; a higher id is newer). */
@@ -138,13 +147,12 @@ public final class Remix implements AutoCloseable {
     }
 
     public boolean hasTags() {
-        return tags != null;
+        return hasTags;
     }
 
     /** Bytes of REMIX metadata (what {@link RemixFile} stores, without header and checksums). */
     public long metadataBytes() {
-        return anchorOffsets.byteSize() + anchorBytes.byteSize() + cursorOffsets.byteSize()
-                + selectors.byteSize() + (tags == null ? 0 : tags.byteSize());
+        return anchorOffsets.byteSize() + anchorBytes.byteSize() + records.byteSize();
     }
 
     /** Native memory held: the metadata plus the derived anchor heads. */
@@ -165,25 +173,36 @@ public final class Remix implements AutoCloseable {
         return anchorBytes;
     }
 
-    MemorySegment cursorOffsets() {
-        return cursorOffsets;
+    /** The segment records (selectors, tags and cursor offsets of every segment). */
+    MemorySegment records() {
+        return records;
     }
 
-    MemorySegment selectors() {
-        return selectors;
+    int recordSize() {
+        return recordSize;
     }
 
-    MemorySegment tags() {
-        return tags;
+    /** Offset in {@link #records()} of segment {@code segment}'s selectors. */
+    long selectorsAt(long segment) {
+        return segment * recordSize;
+    }
+
+    /** Offset in {@link #records()} of segment {@code segment}'s tags (only with tags). */
+    long tagsAt(long segment) {
+        return segment * recordSize + segmentSize;
     }
 
     /** The cursor offset of run {@code run} in segment {@code segment}. */
     int cursorOffset(long segment, int run) {
-        return cursorOffsets.get(INT, 4L * (segment * runs.length + run));
+        return records.get(INT, segment * recordSize + offsetsAt + 4L * run);
     }
 
-    int selector(long slotIndex) {
-        return selectors.get(ValueLayout.JAVA_BYTE, slotIndex) & 0xFF;
+    int selector(long segment, int slot) {
+        return records.get(ValueLayout.JAVA_BYTE, segment * recordSize + slot) & 0xFF;
+    }
+
+    byte tag(long segment, int slot) {
+        return records.get(ValueLayout.JAVA_BYTE, segment * recordSize + segmentSize + slot);
     }
 
     long anchorStart(long segment) {
@@ -251,7 +270,7 @@ public final class Remix implements AutoCloseable {
 
     /** Number of slots of segment {@code segment} that hold keys (the rest are placeholders). */
     int usedSlots(long segment, SelectorCounter counter) {
-        return segmentSize - counter.count(selectors, segment * segmentSize, segmentSize, Selectors.PLACEHOLDER);
+        return segmentSize - counter.count(records, segment * recordSize, segmentSize, Selectors.PLACEHOLDER);
     }
 
     void checkOpen() {

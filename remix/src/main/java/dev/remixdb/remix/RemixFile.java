@@ -31,10 +31,10 @@ import java.util.zip.CRC32C;
  * 64      8H          key count of each run   then u32 CRC32C of the section
  *         4(S+1)      anchor offsets          then u32 CRC32C
  *         A           anchor bytes            then u32 CRC32C
- *         4 S H       cursor offsets          then u32 CRC32C
- *         S D         selectors               then u32 CRC32C
- *         S D         tags (when flag bit 0)  then u32 CRC32C
+ *         S × R       segment records         then u32 CRC32C
  * </pre>
+ * A segment record (R bytes) is D selectors, D tags when flag bit 0 is set, and H u32 cursor
+ * offsets, as in memory (see {@link Remix}).
  *
  * <p>The run key counts let {@link #read} refuse runs other than those the REMIX was built over.
  *
@@ -140,14 +140,11 @@ public final class RemixFile {
             if (h != runs.size()) {
                 throw new IllegalArgumentException(file + " indexes " + h + " runs, but " + runs.size() + " were given");
             }
-            long[] lengths = {8L * h, 4 * (segments + 1), anchorBytes, 4L * segments * h, segments * d,
-                tags ? segments * d : -1};
-            MemorySegment[] parts = new MemorySegment[6];
+            new RemixConfig(d, tags);  // validates D before it sizes anything
+            long[] lengths = {8L * h, 4 * (segments + 1), anchorBytes, segments * Remix.recordSize(h, d, tags)};
+            MemorySegment[] parts = new MemorySegment[lengths.length];
             long at = HEADER;
             for (int i = 0; i < lengths.length; i++) {
-                if (lengths[i] < 0) {
-                    continue;
-                }
                 if (at + lengths[i] + 4 > size) {
                     throw new CorruptionException(file, at, "section " + i + " of " + lengths[i]
                             + " bytes runs past the end of the file");
@@ -159,7 +156,6 @@ public final class RemixFile {
             if (at != size) {
                 throw new CorruptionException(file, at, (size - at) + " unexpected bytes after the last section");
             }
-            new RemixConfig(d, tags);  // validates D
             for (int r = 0; r < h; r++) {
                 long expected = parts[0].get(LONG, 8L * r);
                 if (runs.get(r).keyCount() != expected) {
@@ -167,7 +163,7 @@ public final class RemixFile {
                             + " keys but this REMIX was built over a run of " + expected);
                 }
             }
-            Remix remix = new Remix(arena, runs, d, segments, keys, parts[1], parts[2], parts[3], parts[4], parts[5]);
+            Remix remix = new Remix(arena, runs, d, segments, keys, tags, parts[1], parts[2], parts[3]);
             checkBounds(file, remix, runs);
             return remix;
         }
@@ -184,7 +180,7 @@ public final class RemixFile {
                 if (block > blocks || (block < blocks && RunAddress.index(address) >= runs.get(r).keyCount(block))
                         || (block == blocks && RunAddress.index(address) != 0)) {
                     throw new CorruptionException(file, HEADER + 8L * h + 4 + 4 * (remix.segmentCount() + 1) + 4
-                            + remix.anchorBytesTotal() + 4 * (s * h + r),
+                            + remix.anchorBytesTotal() + 4 + s * remix.recordSize(),
                             "cursor offset " + RunAddress.toString(address) + " of run " + r + " in segment " + s
                                     + " is outside the run (" + blocks + " blocks)");
                 }
@@ -193,11 +189,7 @@ public final class RemixFile {
     }
 
     private static MemorySegment[] sections(Remix remix) {
-        return remix.hasTags()
-                ? new MemorySegment[] {remix.anchorOffsets(), remix.anchorBytes(), remix.cursorOffsets(),
-                        remix.selectors(), remix.tags()}
-                : new MemorySegment[] {remix.anchorOffsets(), remix.anchorBytes(), remix.cursorOffsets(),
-                        remix.selectors()};
+        return new MemorySegment[] {remix.anchorOffsets(), remix.anchorBytes(), remix.records()};
     }
 
     private static void checkCrc(Path file, MemorySegment data, long from, long len, long crcAt) {

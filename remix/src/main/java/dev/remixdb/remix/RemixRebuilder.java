@@ -1,7 +1,6 @@
 package dev.remixdb.remix;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -169,7 +168,7 @@ final class RemixRebuilder {
     }
 
     private int oldSelector(long seg, int slot) {
-        return old.selector(seg * segmentSize + slot);
+        return old.selector(seg, slot);
     }
 
     /** Slots of the old group at the current position: its newest version and the stale ones after it. */
@@ -203,10 +202,9 @@ final class RemixRebuilder {
 
     /** Copies {@code g} old slots at the current position, OR-ing {@code extraBits} into each selector. */
     private void copyOldGroup(int g, int extraBits) {
-        long base = oldSeg * segmentSize + oldSlot;
         for (int i = 0; i < g; i++) {
-            byte tag = tags ? old.tags().get(ValueLayout.JAVA_BYTE, base + i) : 0;
-            packer.add(old.selector(base + i) | extraBits, tag);
+            byte tag = tags ? old.tag(oldSeg, oldSlot + i) : 0;
+            packer.add(old.selector(oldSeg, oldSlot + i) | extraBits, tag);
         }
         stats.oldSlotsReused += g;
         oldSlot += g;
@@ -235,7 +233,7 @@ final class RemixRebuilder {
             if (oldSeg >= oldSegments) {
                 addresses[r] = run.endAddress();
             } else {
-                int k = counter.count(old.selectors(), oldSeg * segmentSize, oldSlot, r);
+                int k = counter.count(old.records(), old.selectorsAt(oldSeg), oldSlot, r);
                 int base = old.cursorOffset(oldSeg, r);
                 addresses[r] = k == 0 ? base : RunAddress.advance(run, base, k);
             }
@@ -247,7 +245,7 @@ final class RemixRebuilder {
         int r = Selectors.run(oldSelector(seg, slot));
         RunCursor c = oldCursors[r];
         c.seekTo(old.cursorOffset(seg, r));
-        int k = counter.count(old.selectors(), seg * segmentSize, slot, r);
+        int k = counter.count(old.records(), old.selectorsAt(seg), slot, r);
         if (k > 0) {
             c.skip(k);
         }

@@ -33,11 +33,11 @@ public final class ScalarSelectorCounter implements SelectorCounter {
     }
 
     @Override
-    public long matchTags(MemorySegment selectors, MemorySegment tags, long from, int n, byte tag) {
+    public long matchTags(MemorySegment selectors, long selectorFrom, MemorySegment tags, long tagFrom, int n, byte tag) {
         long mask = 0;
         for (int i = 0; i < n; i++) {
-            if (tags.get(ValueLayout.JAVA_BYTE, from + i) == tag) {
-                int s = selectors.get(ValueLayout.JAVA_BYTE, from + i) & 0xFF;
+            if (tags.get(ValueLayout.JAVA_BYTE, tagFrom + i) == tag) {
+                int s = selectors.get(ValueLayout.JAVA_BYTE, selectorFrom + i) & 0xFF;
                 if ((s & Selectors.STALE) == 0 && s != Selectors.PLACEHOLDER) {
                     mask |= 1L << i;
                 }

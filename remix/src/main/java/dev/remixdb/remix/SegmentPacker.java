@@ -2,35 +2,35 @@ package dev.remixdb.remix;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 /**
  * Lays out the slots of a sorted view into segments, for both a fresh build and a rebuild: the
  * caller feeds groups (all versions of one key, newest first) and opens a new segment whenever
  * {@link #free()} is too small for the next group, so a key's versions never straddle segments
- * (REMIX §4.1); the rest of the old segment becomes placeholders.
+ * (REMIX §4.1); the rest of the old segment stays placeholders.
  */
 final class SegmentPacker implements AutoCloseable {
     private final int runs;
     private final int segmentSize;
+    private final boolean tags;
     private final OffHeapBuffer anchorOffsets;
     private final OffHeapBuffer anchorBytes;
-    private final OffHeapBuffer cursorOffsets;
-    private final OffHeapBuffer selectors;
-    private final OffHeapBuffer tags;
+    private final OffHeapBuffer records;
     private long segments;
     private long keys;
+    private long record = -1;
     private int used;
 
     SegmentPacker(int runs, RemixConfig config) {
         checkRunCount(runs, config);
         this.runs = runs;
         this.segmentSize = config.segmentSize();
+        this.tags = config.tags();
         this.anchorOffsets = new OffHeapBuffer(1 << 12);
         this.anchorBytes = new OffHeapBuffer(1 << 14);
-        this.cursorOffsets = new OffHeapBuffer(1 << 14);
-        this.selectors = new OffHeapBuffer(1 << 14);
-        this.tags = config.tags() ? new OffHeapBuffer(1 << 14) : null;
+        this.records = new OffHeapBuffer(1 << 16);
     }
 
     /** Rejects a run count the REMIX encoding cannot hold, before anything is allocated. */
@@ -50,70 +50,55 @@ final class SegmentPacker implements AutoCloseable {
     }
 
     /**
-     * Opens a segment whose first key is {@code first}; {@code prev} (null for the first segment) is
-     * the key before it. The anchor is the shortest prefix of {@code first} greater than {@code prev}.
-     * {@code addresses[r]} is the address of run r's first key at or after {@code first}.
+     * Opens a segment whose first key is {@code first}; {@code prev} (ignored for the first segment)
+     * is the key before it. The anchor is the shortest prefix of {@code first} greater than
+     * {@code prev}. {@code addresses[r]} is the address of run r's first key at or after {@code first}.
      */
     void startSegment(MemorySegment prev, long prevOff, int prevLen,
                       MemorySegment first, long firstOff, int firstLen, int[] addresses) {
-        pad();
-        int anchorLen = 0;
-        if (segments > 0) {
-            anchorLen = Math.min(firstLen, Keys.commonPrefix(prev, prevOff, prevLen, first, firstOff, firstLen) + 1);
-        }
+        int anchorLen = segments == 0 ? 0
+                : Math.min(firstLen, Keys.commonPrefix(prev, prevOff, prevLen, first, firstOff, firstLen) + 1);
+        startSegment(first, firstOff, anchorLen, addresses);
+    }
+
+    /** Opens a segment with a known anchor (reused from an old REMIX whose keys around it did not change). */
+    void startSegment(MemorySegment anchor, long anchorOff, int anchorLen, int[] addresses) {
         long at = anchorBytes.size();
         if (at + anchorLen > 0xFFFF_FFFFL) {
             throw new IllegalStateException("REMIX anchors exceed 4 GiB");
         }
         anchorOffsets.putInt((int) at);
-        anchorBytes.put(first, firstOff, anchorLen);
-        for (int r = 0; r < runs; r++) {
-            cursorOffsets.putInt(addresses[r]);
-        }
-        segments++;
-        used = 0;
-    }
-
-    /** Opens a segment with a known anchor (reused from an old REMIX whose keys around it did not change). */
-    void startSegment(MemorySegment anchor, long anchorOff, int anchorLen, int[] addresses) {
-        pad();
-        anchorOffsets.putInt((int) anchorBytes.size());
         anchorBytes.put(anchor, anchorOff, segments == 0 ? 0 : anchorLen);
+        // A new record starts as all placeholders (tags 0): unused slots need no padding later.
+        record = records.size();
+        records.fill(Selectors.PLACEHOLDER, segmentSize);
+        if (tags) {
+            records.fill(0, segmentSize);
+        }
         for (int r = 0; r < runs; r++) {
-            cursorOffsets.putInt(addresses[r]);
+            records.putInt(addresses[r]);
         }
         segments++;
         used = 0;
     }
 
     void add(int selector, byte tag) {
-        selectors.putByte(selector);
-        if (tags != null) {
-            tags.putByte(tag);
+        MemorySegment m = records.segment();
+        m.set(ValueLayout.JAVA_BYTE, record + used, (byte) selector);
+        if (tags) {
+            m.set(ValueLayout.JAVA_BYTE, record + segmentSize + used, tag);
         }
         used++;
         keys++;
     }
 
-    private void pad() {
-        if (segments > 0 && used < segmentSize) {
-            selectors.fill(Selectors.PLACEHOLDER, segmentSize - used);
-            if (tags != null) {
-                tags.fill(0, segmentSize - used);
-            }
-            used = segmentSize;
-        }
-    }
-
     /** The finished REMIX over {@code runList}, its metadata copied into a new shared arena. */
     Remix finish(List<? extends Run> runList) {
-        pad();
         anchorOffsets.putInt((int) anchorBytes.size());
         Arena arena = Arena.ofShared();
         try {
-            return new Remix(arena, runList, segmentSize, segments, keys,
-                    anchorOffsets.copyTo(arena), anchorBytes.copyTo(arena), cursorOffsets.copyTo(arena),
-                    selectors.copyTo(arena), tags == null ? null : tags.copyTo(arena));
+            return new Remix(arena, runList, segmentSize, segments, keys, tags,
+                    anchorOffsets.copyTo(arena), anchorBytes.copyTo(arena), records.copyTo(arena));
         } catch (RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -124,10 +109,6 @@ final class SegmentPacker implements AutoCloseable {
     public void close() {
         anchorOffsets.close();
         anchorBytes.close();
-        cursorOffsets.close();
-        selectors.close();
-        if (tags != null) {
-            tags.close();
-        }
+        records.close();
     }
 }

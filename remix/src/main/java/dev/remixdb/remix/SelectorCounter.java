@@ -17,11 +17,11 @@ public interface SelectorCounter {
     int count(MemorySegment selectors, long from, int n, int run);
 
     /**
-     * A bit mask over the {@code n <= 64} slots starting at {@code from}: bit {@code i} is set when
-     * {@code tags[from + i] == tag} and selector {@code from + i} is the newest version of its key
-     * (neither stale nor a placeholder).
+     * A bit mask over {@code n <= 64} slots: bit {@code i} is set when {@code tags[tagFrom + i] == tag}
+     * and selector {@code selectors[selectorFrom + i]} is the newest version of its key (neither stale
+     * nor a placeholder).
      */
-    long matchTags(MemorySegment selectors, MemorySegment tags, long from, int n, byte tag);
+    long matchTags(MemorySegment selectors, long selectorFrom, MemorySegment tags, long tagFrom, int n, byte tag);
 
     /** A short name for logs and benchmark reports ("scalar", "vector-256"). */
     String name();

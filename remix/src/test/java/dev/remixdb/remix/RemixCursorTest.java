@@ -210,6 +210,30 @@ class RemixCursorTest {
         }
     }
 
+    /**
+     * A seek to an existing key tries its hash tag first: about one comparison instead of a binary
+     * search, landing where the binary search lands.
+     */
+    @Test
+    void tagSeekFindsExistingKeysWithAboutOneComparison() {
+        RandomRuns r = new RandomRuns(23).tombstones(0);
+        Dataset data = r.runs(r.mixedKeys(4000), 8, 2000);
+        try (RemixFixture f = RemixFixture.build(data, new RemixConfig(32, true), 4096);
+             RemixCursor tagged = f.remix.cursor(Mode.LIVE).tagSeek(true);
+             RemixCursor plain = f.remix.cursor(Mode.LIVE).tagSeek(false)) {
+            List<byte[]> keys = f.model.keys();
+            for (byte[] k : keys) {
+                tagged.seek(k);
+                plain.seek(k);
+                assertArrayEquals(plain.keyBytes(), tagged.keyBytes());
+            }
+            double withTags = (double) tagged.keyComparisons() / keys.size();
+            double without = (double) plain.keyComparisons() / keys.size();
+            assertTrue(withTags < 1.2, "key comparisons per seek with tags: " + withTags);
+            assertTrue(without > 3, "key comparisons per seek by binary search: " + without);
+        }
+    }
+
     @Test
     void keyAndValueAreAvailableAsViewsAndCopies() {
         byte[] key = {1, 2, 3};

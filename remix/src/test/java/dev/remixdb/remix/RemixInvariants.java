@@ -30,12 +30,9 @@ final class RemixInvariants {
         long segments = remix.segmentCount();
         assertEquals(data.runCount(), h, "run count");
         assertEquals(data.keyCount(), remix.keyCount(), "keyCount must equal the keys (and tombstones) of all runs");
-        assertEquals(segments * d, remix.selectors().byteSize(), "selector bytes");
         assertEquals((segments + 1) * 4, remix.anchorOffsets().byteSize(), "anchor offset bytes");
-        assertEquals(segments * h * 4, remix.cursorOffsets().byteSize(), "cursor offset bytes");
-        if (remix.hasTags()) {
-            assertEquals(segments * d, remix.tags().byteSize(), "tag bytes");
-        }
+        assertEquals(d * (remix.hasTags() ? 2 : 1) + 4 * h, remix.recordSize(), "segment record bytes");
+        assertEquals(segments * remix.recordSize(), remix.records().byteSize(), "segment records");
         int next = 0;
         int previousUsed = 0;
         byte[] previousAnchor = null;
@@ -43,7 +40,7 @@ final class RemixInvariants {
             int first = next;
             boolean padding = false;
             for (int slot = 0; slot < d; slot++) {
-                int sel = remix.selector(s * d + slot);
+                int sel = remix.selector(s, slot);
                 String where = "segment " + s + " slot " + slot + " selector 0x" + Integer.toHexString(sel);
                 if (Selectors.isPlaceholder(sel)) {
                     padding = true;
@@ -60,7 +57,7 @@ final class RemixInvariants {
                             + " has versions in two segments");
                 }
                 if (remix.hasTags()) {
-                    byte tag = remix.tags().get(ValueLayout.JAVA_BYTE, s * d + slot);
+                    byte tag = remix.tag(s, slot);
                     assertEquals(Keys.tag(MemorySegment.ofArray(e.key()), 0, e.key().length), tag, where + ": tag of " + e);
                 }
             }

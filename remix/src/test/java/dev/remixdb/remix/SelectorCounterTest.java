@@ -82,11 +82,13 @@ class SelectorCounterTest {
             for (int round = 0; round < ROUNDS; round++) {
                 for (int n : LENGTHS) {
                     for (int from : OFFSETS) {
+                        // Tags start elsewhere than selectors, as in a segment record.
+                        int tagFrom = from + 3;
                         MemorySegment selectors = randomSelectors(arena, rnd, from + n);
-                        MemorySegment tags = randomTags(arena, rnd, from + n);
+                        MemorySegment tags = randomTags(arena, rnd, tagFrom + n);
                         for (int tag : new int[] {0, 1, 2, 0x3F, 0x7F, 0x80, 0xFF}) {
-                            assertEquals(Long.toBinaryString(naiveMatchTags(selectors, tags, from, n, (byte) tag)),
-                                    Long.toBinaryString(counter.matchTags(selectors, tags, from, n, (byte) tag)),
+                            assertEquals(Long.toBinaryString(naiveMatchTags(selectors, from, tags, tagFrom, n, (byte) tag)),
+                                    Long.toBinaryString(counter.matchTags(selectors, from, tags, tagFrom, n, (byte) tag)),
                                     counter.name() + ": matchTags(from=" + from + ", n=" + n + ", tag=" + tag + ")");
                         }
                     }
@@ -129,12 +131,12 @@ class SelectorCounterTest {
         return count;
     }
 
-    private static long naiveMatchTags(MemorySegment selectors, MemorySegment tags, long from, int n, byte tag) {
+    private static long naiveMatchTags(MemorySegment selectors, long from, MemorySegment tags, long tagFrom, int n, byte tag) {
         long mask = 0;
         for (int i = 0; i < n; i++) {
             int s = selectors.get(ValueLayout.JAVA_BYTE, from + i) & 0xFF;
             boolean newest = (s & 0x80) == 0 && s != 0x3F;
-            if (newest && tags.get(ValueLayout.JAVA_BYTE, from + i) == tag) {
+            if (newest && tags.get(ValueLayout.JAVA_BYTE, tagFrom + i) == tag) {
                 mask |= 1L << i;
             }
         }

@@ -43,12 +43,12 @@ public final class VectorSelectorCounter implements SelectorCounter {
     }
 
     @Override
-    public long matchTags(MemorySegment selectors, MemorySegment tags, long from, int n, byte tag) {
+    public long matchTags(MemorySegment selectors, long selectorFrom, MemorySegment tags, long tagFrom, int n, byte tag) {
         long mask = 0;
         for (int i = 0; i < n; i += LANES) {
             VectorMask<Byte> lanes = SPECIES.indexInRange(i, n);
-            ByteVector t = ByteVector.fromMemorySegment(SPECIES, tags, from + i, ByteOrder.LITTLE_ENDIAN, lanes);
-            ByteVector s = ByteVector.fromMemorySegment(SPECIES, selectors, from + i, ByteOrder.LITTLE_ENDIAN, lanes);
+            ByteVector t = ByteVector.fromMemorySegment(SPECIES, tags, tagFrom + i, ByteOrder.LITTLE_ENDIAN, lanes);
+            ByteVector s = ByteVector.fromMemorySegment(SPECIES, selectors, selectorFrom + i, ByteOrder.LITTLE_ENDIAN, lanes);
             VectorMask<Byte> hit = t.compare(VectorOperators.EQ, tag, lanes)
                     .and(s.and((byte) Selectors.STALE).compare(VectorOperators.EQ, (byte) 0))
                     .and(s.compare(VectorOperators.NE, (byte) Selectors.PLACEHOLDER));

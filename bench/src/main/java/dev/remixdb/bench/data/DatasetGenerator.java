@@ -1,0 +1,72 @@
+package dev.remixdb.bench.data;
+
+import dev.remixdb.remix.MemoryRun;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Makes the datasets of REMIX §5.1: {@code runs * keysPerRun} keys assigned to runs by a
+ * {@link Locality} pattern with a fixed seed, so the same arguments always give the same runs.
+ *
+ * <p>The run of every key (or group of 64 keys) is drawn first; then the runs are built one at a time,
+ * each in one pass over the keys, so that only one run is ever being built (peak native memory is
+ * the finished runs plus one run's build buffers).
+ */
+public final class DatasetGenerator {
+    private DatasetGenerator() {}
+
+    /**
+     * Generates a dataset. With one run the locality makes no difference.
+     *
+     * @param runs       H, 1..63
+     * @param keysPerRun average keys per run (the total is {@code runs * keysPerRun})
+     * @param seed       seed of the run assignment
+     */
+    public static Dataset generate(int runs, long keysPerRun, Locality locality, long seed) {
+        if (runs < 1 || runs > 63) {
+            throw new IllegalArgumentException("runs must be in 1..63: " + runs);
+        }
+        if (keysPerRun < 1) {
+            throw new IllegalArgumentException("keys per run must be positive: " + keysPerRun);
+        }
+        long total = Math.multiplyExact(runs, keysPerRun);
+        KeyCodec codec = new KeyCodec(total);
+        int group = locality.groupSize();
+        long groups = (total + group - 1) / group;
+        if (groups > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("dataset too large: " + total + " keys");
+        }
+        byte[] runOfGroup = new byte[(int) groups];
+        SplittableRandom rnd = new SplittableRandom(seed ^ (runs * 0x9E37_79B9L) ^ locality.ordinal());
+        for (int g = 0; g < runOfGroup.length; g++) {
+            runOfGroup[g] = (byte) (runs == 1 ? 0 : rnd.nextInt(runs));
+        }
+        List<MemoryRun> built = new ArrayList<>(runs);
+        try (Arena scratch = Arena.ofConfined()) {
+            MemorySegment key = scratch.allocate(KeyCodec.KEY_BYTES);
+            MemorySegment value = scratch.allocate(KeyCodec.VALUE_BYTES);
+            for (int r = 0; r < runs; r++) {
+                MemoryRun.Builder b = MemoryRun.builder();
+                for (int g = 0; g < runOfGroup.length; g++) {
+                    if (runOfGroup[g] != r) {
+                        continue;
+                    }
+                    long end = Math.min(total, (long) (g + 1) * group);
+                    for (long i = (long) g * group; i < end; i++) {
+                        codec.writeKey(key, 0, i);
+                        codec.writeValue(value, 0, i);
+                        b.add(key, value, false);
+                    }
+                }
+                built.add(b.build());
+            }
+        } catch (RuntimeException | Error e) {
+            built.forEach(MemoryRun::close);
+            throw e;
+        }
+        return new Dataset(built, codec, locality);
+    }
+}
