@@ -142,11 +142,13 @@ public final class RemixRebuildCommand implements Command {
                     }
                 }
             }
-            long total = 0;
-            for (MemoryRun r : all) {
-                total += r.keyCount();
+            // The generator draws keys at random: report the sizes the runs really have.
+            long oldTotal = 0;
+            for (MemoryRun r : all.subList(0, runs)) {
+                oldTotal += r.keyCount();
             }
-            return new Result(kind, runs, keys, newKeys, median(build), median(rebuild), total,
+            long newTotal = all.get(runs).keyCount();
+            return new Result(kind, runs, oldTotal, newTotal, median(build), median(rebuild), oldTotal + newTotal,
                     stats.oldKeysRead(), stats.newKeysRead(), stats.oldSlotsReused());
         } finally {
             all.forEach(MemoryRun::close);
