@@ -13,32 +13,38 @@ import java.lang.foreign.ValueLayout;
  * block:  u32 n | u32 entryOffset[n] (from the block start) | entries
  * entry:  u32 keyLength | u32 valueLength (bit 31 = tombstone) | key bytes | value bytes
  * index:  u64 blockStart[blockCount + 1]  (the last one is the data size)
+ * counts: u16 keys[blockCount]            (a copy of each block's n)
  * fences: u32 fenceOffset[blockCount + 1] and the bytes of each block's last key
  * </pre>
  * The fence keys are the run's compact block index, like an SSTable's index block: a single-run
  * {@link RunCursor#seek} binary-searches them before it opens one block, so the merging-iterator
- * baseline of the benchmarks searches a run the way a table reader would.
+ * baseline of the benchmarks searches a run the way a table reader would. The key counts are the
+ * per-block metadata a RemixDB table keeps in memory, so moving to a block's k-th key reads only
+ * that key's offset, not the block header.
  * A block takes keys until it passes {@link Builder#blockBytes(int)} bytes (default 4096); an entry
  * larger than that gets a block of its own, like the "jumbo" blocks of RemixDB tables.
  */
 public final class MemoryRun implements Run, AutoCloseable {
     static final ValueLayout.OfInt INT = OffHeapBuffer.INT;
     static final ValueLayout.OfLong LONG = OffHeapBuffer.LONG;
+    static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     static final int TOMBSTONE_FLAG = 0x8000_0000;
 
     private final Arena arena;
     private final MemorySegment data;
     private final MemorySegment index;
+    private final MemorySegment counts;
     private final MemorySegment fenceOffsets;
     private final MemorySegment fenceBytes;
     private final int blockCount;
     private final long keyCount;
 
-    private MemoryRun(Arena arena, MemorySegment data, MemorySegment index, MemorySegment fenceOffsets,
-                      MemorySegment fenceBytes, int blockCount, long keyCount) {
+    private MemoryRun(Arena arena, MemorySegment data, MemorySegment index, MemorySegment counts,
+                      MemorySegment fenceOffsets, MemorySegment fenceBytes, int blockCount, long keyCount) {
         this.arena = arena;
         this.data = data;
         this.index = index;
+        this.counts = counts;
         this.fenceOffsets = fenceOffsets;
         this.fenceBytes = fenceBytes;
         this.blockCount = blockCount;
@@ -57,7 +63,7 @@ public final class MemoryRun implements Run, AutoCloseable {
 
     @Override
     public int keyCount(int block) {
-        return data.get(INT, blockStart(block));
+        return Short.toUnsignedInt(counts.get(SHORT, 2L * block));
     }
 
     @Override
@@ -67,7 +73,7 @@ public final class MemoryRun implements Run, AutoCloseable {
 
     /** Bytes of native memory this run holds. */
     public long memoryBytes() {
-        return data.byteSize() + index.byteSize() + fenceOffsets.byteSize() + fenceBytes.byteSize();
+        return data.byteSize() + index.byteSize() + counts.byteSize() + fenceOffsets.byteSize() + fenceBytes.byteSize();
     }
 
     long blockStart(int block) {
@@ -121,6 +127,7 @@ public final class MemoryRun implements Run, AutoCloseable {
         private final OffHeapBuffer blockEntries = new OffHeapBuffer(1 << 12);
         private final OffHeapBuffer lastKey = new OffHeapBuffer(64);
         private final OffHeapBuffer blockStartsOut = new OffHeapBuffer(1 << 10);
+        private final OffHeapBuffer countsOut = new OffHeapBuffer(1 << 9);
         private final OffHeapBuffer fenceOffsetsOut = new OffHeapBuffer(1 << 10);
         private final OffHeapBuffer fenceBytesOut = new OffHeapBuffer(1 << 12);
         private int blockBytes = 4096;
@@ -200,6 +207,8 @@ public final class MemoryRun implements Run, AutoCloseable {
             }
             buf.put(blockEntries.segment(), 0, blockEntries.size());
             blockStartsOut.putLong(blockStart);
+            long c = countsOut.reserve(2);
+            countsOut.segment().set(SHORT, c, (short) blockKeys);
             fenceOffsetsOut.putInt((int) fenceBytesOut.size());
             fenceBytesOut.put(lastKey.segment(), 0, lastKey.size());
             blockCount++;
@@ -225,6 +234,7 @@ public final class MemoryRun implements Run, AutoCloseable {
             blockEntries.close();
             lastKey.close();
             blockStartsOut.close();
+            countsOut.close();
             fenceOffsetsOut.close();
             fenceBytesOut.close();
         }
@@ -245,8 +255,8 @@ public final class MemoryRun implements Run, AutoCloseable {
                 Arena arena = Arena.ofShared();
                 MemorySegment data = buf.copyTo(arena);
                 MemorySegment idx = blockStartsOut.copyTo(arena);
-                return new MemoryRun(arena, data, idx, fenceOffsetsOut.copyTo(arena), fenceBytesOut.copyTo(arena),
-                        blockCount, keyCount);
+                return new MemoryRun(arena, data, idx, countsOut.copyTo(arena), fenceOffsetsOut.copyTo(arena),
+                        fenceBytesOut.copyTo(arena), blockCount, keyCount);
             } finally {
                 freeBuffers();
             }

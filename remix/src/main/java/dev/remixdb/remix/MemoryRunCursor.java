@@ -24,7 +24,7 @@ final class MemoryRunCursor implements RunCursor {
         block = b;
         if (b < blockCount) {
             blockStart = run.blockStart(b);
-            count = data.get(MemoryRun.INT, blockStart);
+            count = run.keyCount(b);
         } else {
             count = 0;
         }
