@@ -1,5 +1,6 @@
 package dev.remixdb.bench.data;
 
+import dev.remixdb.bench.Closeables;
 import dev.remixdb.remix.MemoryRun;
 import java.util.List;
 
@@ -55,20 +56,6 @@ public final class Dataset implements AutoCloseable {
     /** Frees every run; later failures are added to the first as suppressed. */
     @Override
     public void close() {
-        RuntimeException first = null;
-        for (MemoryRun r : runs) {
-            try {
-                r.close();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        Closeables.closeAll(runs);
     }
 }

@@ -44,29 +44,41 @@ public final class DatasetGenerator {
         for (int g = 0; g < runOfGroup.length; g++) {
             runOfGroup[g] = (byte) (runs == 1 ? 0 : rnd.nextInt(runs));
         }
+        List<MemoryRun> built = buildRuns(runs, total, codec, (r, i) -> runOfGroup[(int) (i / group)] == r);
+        return new Dataset(built, codec, locality);
+    }
+
+    /** Which keys a run holds: key {@code i} (of the codec) is in run {@code run} when true. */
+    @FunctionalInterface
+    public interface Membership {
+        boolean contains(int run, long key);
+    }
+
+    /**
+     * Builds {@code runs} runs over keys {@code 0..keyCount-1} of {@code codec}, each key in the runs
+     * {@code membership} puts it in (one, several or none), one run at a time.
+     */
+    public static List<MemoryRun> buildRuns(int runs, long keyCount, KeyCodec codec, Membership membership) {
         List<MemoryRun> built = new ArrayList<>(runs);
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment key = scratch.allocate(KeyCodec.KEY_BYTES);
             MemorySegment value = scratch.allocate(KeyCodec.VALUE_BYTES);
             for (int r = 0; r < runs; r++) {
-                MemoryRun.Builder b = MemoryRun.builder();
-                for (int g = 0; g < runOfGroup.length; g++) {
-                    if (runOfGroup[g] != r) {
-                        continue;
+                try (MemoryRun.Builder b = MemoryRun.builder()) {
+                    for (long i = 0; i < keyCount; i++) {
+                        if (membership.contains(r, i)) {
+                            codec.writeKey(key, 0, i);
+                            codec.writeValue(value, 0, i);
+                            b.add(key, value, false);
+                        }
                     }
-                    long end = Math.min(total, (long) (g + 1) * group);
-                    for (long i = (long) g * group; i < end; i++) {
-                        codec.writeKey(key, 0, i);
-                        codec.writeValue(value, 0, i);
-                        b.add(key, value, false);
-                    }
+                    built.add(b.build());
                 }
-                built.add(b.build());
             }
         } catch (RuntimeException | Error e) {
             built.forEach(MemoryRun::close);
             throw e;
         }
-        return new Dataset(built, codec, locality);
+        return built;
     }
 }

@@ -1,5 +1,6 @@
 package dev.remixdb.bench.micro;
 
+import dev.remixdb.bench.Closeables;
 import dev.remixdb.bench.baseline.BloomFilter;
 import dev.remixdb.bench.data.Dataset;
 import dev.remixdb.remix.MemoryRun;
@@ -117,26 +118,12 @@ final class IndexSet implements AutoCloseable {
 
     @Override
     public void close() {
-        RuntimeException first = null;
         List<Remix> all = new ArrayList<>(tagged.values());
         if (untagged != null) {
             all.add(untagged);
         }
-        for (Remix r : all) {
-            try {
-                r.close();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
         tagged.clear();
         untagged = null;
-        if (first != null) {
-            throw first;
-        }
+        Closeables.closeAll(all);
     }
 }

@@ -4,6 +4,7 @@ import dev.remixdb.bench.Args;
 import dev.remixdb.bench.Command;
 import dev.remixdb.bench.Json;
 import dev.remixdb.bench.MachineInfo;
+import dev.remixdb.bench.data.DatasetGenerator;
 import dev.remixdb.bench.data.KeyCodec;
 import dev.remixdb.remix.MemoryRun;
 import dev.remixdb.remix.RebuildStats;
@@ -11,8 +12,6 @@ import dev.remixdb.remix.Remix;
 import dev.remixdb.remix.RemixConfig;
 import dev.remixdb.remix.RemixCursor;
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -171,26 +170,8 @@ public final class RemixRebuildCommand implements Command {
             owner[i] = (byte) (insert && isNew ? runs : rnd.nextInt(runs));
             updated[i] = !insert && isNew;
         }
-        List<MemoryRun> built = new ArrayList<>();
-        try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment key = scratch.allocate(KeyCodec.KEY_BYTES);
-            MemorySegment value = scratch.allocate(KeyCodec.VALUE_BYTES);
-            for (int r = 0; r <= runs; r++) {
-                MemoryRun.Builder b = MemoryRun.builder();
-                for (int i = 0; i < owner.length; i++) {
-                    if (r == runs ? (insert ? owner[i] == runs : updated[i]) : owner[i] == r) {
-                        codec.writeKey(key, 0, i);
-                        codec.writeValue(value, 0, i);
-                        b.add(key, value, false);
-                    }
-                }
-                built.add(b.build());
-            }
-        } catch (RuntimeException | Error e) {
-            built.forEach(MemoryRun::close);
-            throw e;
-        }
-        return built;
+        return DatasetGenerator.buildRuns(runs + 1, space, codec,
+                (r, i) -> r == runs ? (insert ? owner[(int) i] == runs : updated[(int) i]) : owner[(int) i] == r);
     }
 
     /** Both REMIXes show the same sorted view, every version, in the same order. */
