@@ -52,10 +52,7 @@ public final class RemixCursor implements AutoCloseable {
     private final long segmentCount;
     private final RunCursor[] cursors;
     private final boolean[] live;
-    private final int[] occurrences = new int[64];
-    /** During a search, the slot each run's cursor was last placed on (-1: none), to reuse it after. */
-    private final int[] probedSlot;
-    private boolean sameBlockFirst = true;
+    private final SegmentSearch inSegment;
     private boolean tagSeek = true;
     private boolean closed;
 
@@ -77,10 +74,10 @@ public final class RemixCursor implements AutoCloseable {
         int runs = remix.runCount();
         this.cursors = new RunCursor[runs];
         this.live = new boolean[runs];
-        this.probedSlot = new int[runs];
         for (int r = 0; r < runs; r++) {
             cursors[r] = remix.run(r).newCursor();
         }
+        this.inSegment = new SegmentSearch(remix, counter, cursors);
     }
 
     /**
@@ -88,7 +85,7 @@ public final class RemixCursor implements AutoCloseable {
      * it reads another run (REMIX §3.2 "I/O optimization"). Default: true.
      */
     public RemixCursor sameBlockFirst(boolean enabled) {
-        this.sameBlockFirst = enabled;
+        inSegment.sameBlockFirst = enabled;
         return this;
     }
 
@@ -151,11 +148,11 @@ public final class RemixCursor implements AutoCloseable {
             }
         } else {
             int used = remix.usedSlots(s, counter);
-            if (tagSeek && tags && findByTag(s, used, key, off, len)) {
+            if (tagSeek && tags && atTag(s, used, key, off, len)) {
                 skipForward();
                 return;
             }
-            int at = searchSegment(s, used, key, off, len);
+            int at = inSegment.binarySearch(s, used, key, off, len);
             invalidateRuns();
             if (at < used) {
                 moveTo(s, at);
@@ -206,13 +203,13 @@ public final class RemixCursor implements AutoCloseable {
         long s = remix.findSegment(key, off, len);
         int used = remix.usedSlots(s, counter);
         if (tags) {
-            if (findByTag(s, used, key, off, len)) {
+            if (atTag(s, used, key, off, len)) {
                 return found();
             }
             segment = segmentCount;
             return false;
         }
-        int at = searchSegment(s, used, key, off, len);
+        int at = inSegment.binarySearch(s, used, key, off, len);
         invalidateRuns();
         if (at < used) {
             moveTo(s, at);
@@ -230,28 +227,16 @@ public final class RemixCursor implements AutoCloseable {
         return get(MemorySegment.ofArray(key), 0, key.length);
     }
 
-    /**
-     * Positions at the newest version of {@code key} in segment {@code s} when one of the slots whose
-     * tag matches holds it (all versions of a key share a segment, REMIX §4.1). Only tag matches
-     * are compared in full.
-     */
-    private boolean findByTag(long s, int used, MemorySegment key, long off, int len) {
-        long base = s * recordSize;
-        long matches = counter.matchTags(records, base, records, base + segmentSize, used, Keys.tag(key, off, len));
-        while (matches != 0) {
-            int j = Long.numberOfTrailingZeros(matches);
-            matches &= matches - 1;
-            int r = Selectors.run(selectorAt(base + j));
-            RunCursor c = probe(s, j, r);
-            keyComparisons++;
-            if (c.compareKey(key, off, len) == 0) {
-                invalidateRuns();
-                moveTo(s, j);
-                live[r] = true;  // the probe left run r's cursor exactly at this slot
-                return true;
-            }
+    /** Positions at the slot whose tag and key match, when there is one. */
+    private boolean atTag(long s, int used, MemorySegment key, long off, int len) {
+        int j = inSegment.findByTag(s, used, key, off, len);
+        if (j < 0) {
+            return false;
         }
-        return false;
+        invalidateRuns();
+        moveTo(s, j);
+        live[Selectors.run(selector)] = true;  // the probe left that run's cursor exactly here
+        return true;
     }
 
     private boolean found() {
@@ -353,7 +338,7 @@ public final class RemixCursor implements AutoCloseable {
 
     /** Full key comparisons this cursor has made (for measuring search cost). */
     public long keyComparisons() {
-        return keyComparisons;
+        return keyComparisons + inSegment.comparisons();
     }
 
     long segmentIndex() {
@@ -414,24 +399,10 @@ public final class RemixCursor implements AutoCloseable {
         checkPositioned();
         int r = Selectors.run(selector);
         if (!live[r]) {
-            probe(segment, slot, r);
+            inSegment.probe(segment, slot, r);
             live[r] = true;
         }
         return cursors[r];
-    }
-
-    /**
-     * Places run {@code r}'s cursor at the key of slot {@code at} of segment {@code s}: the segment's
-     * cursor offset for {@code r}, advanced by the occurrences of {@code r} before the slot.
-     */
-    private RunCursor probe(long s, int at, int r) {
-        RunCursor c = cursors[r];
-        c.seekTo(remix.cursorOffset(s, r));
-        int k = counter.count(records, s * recordSize, at, r);
-        if (k > 0) {
-            c.skip(k);
-        }
-        return c;
     }
 
     private int compareCurrent(MemorySegment key, long off, int len) {
@@ -442,104 +413,9 @@ public final class RemixCursor implements AutoCloseable {
     /** After a search that ended on {@code at}: when the probe left that run's cursor there, keep it. */
     private void keepProbe(int at) {
         int r = Selectors.run(selector);
-        if (probedSlot[r] == at) {
+        if (inSegment.leftCursorAt(r, at)) {
             live[r] = true;
         }
-    }
-
-    /** The first slot in {@code [0, used)} of segment {@code s} whose key is {@code >= key}. */
-    private int searchSegment(long s, int used, MemorySegment key, long off, int len) {
-        java.util.Arrays.fill(probedSlot, -1);
-        long base = s * recordSize;
-        int lo = 0;
-        int hi = used;
-        while (lo < hi) {
-            int m = (lo + hi) >>> 1;
-            int r = Selectors.run(selectorAt(base + m));
-            RunCursor c = probe(s, m, r);
-            probedSlot[r] = m;
-            keyComparisons++;
-            if (c.compareKey(key, off, len) < 0) {
-                lo = m + 1;
-                if (sameBlockFirst && lo < hi) {
-                    long range = narrowAfter(c, r, base, m, hi, key, off, len);
-                    lo = (int) (range >>> 32);
-                    hi = (int) range;
-                }
-            } else {
-                hi = m;
-                if (sameBlockFirst && lo < hi) {
-                    long range = narrowBefore(c, r, base, m, lo, key, off, len);
-                    lo = (int) (range >>> 32);
-                    hi = (int) range;
-                }
-            }
-        }
-        return lo;
-    }
-
-    /**
-     * After slot {@code m} (run {@code r}, key < target) the next keys of run {@code r} in the same
-     * block are already in memory: binary search among their slots in {@code (m, hi)} first.
-     * Returns the narrowed (lo, hi) packed as two ints.
-     */
-    private long narrowAfter(RunCursor c, int r, long base, int m, int hi, MemorySegment key, long off, int len) {
-        int address = c.address();
-        int block = RunAddress.block(address);
-        int index = RunAddress.index(address);
-        int avail = remix.run(r).keyCount(block) - index - 1;
-        int n = 0;
-        for (int j = m + 1; j < hi && n < avail; j++) {
-            if (Selectors.run(selectorAt(base + j)) == r) {
-                occurrences[n++] = j;
-            }
-        }
-        int lo2 = 0;
-        int hi2 = n;
-        while (lo2 < hi2) {
-            int q = (lo2 + hi2) >>> 1;
-            c.seekTo(RunAddress.of(block, index + 1 + q));
-            probedSlot[r] = occurrences[q];
-            keyComparisons++;
-            if (c.compareKey(key, off, len) < 0) {
-                lo2 = q + 1;
-            } else {
-                hi2 = q;
-            }
-        }
-        int lo = lo2 > 0 ? occurrences[lo2 - 1] + 1 : m + 1;
-        int newHi = lo2 < n ? occurrences[lo2] : hi;
-        return ((long) lo << 32) | newHi;
-    }
-
-    /** Mirror of {@link #narrowAfter}: the earlier keys of run {@code r}'s block, in {@code [lo, m)}. */
-    private long narrowBefore(RunCursor c, int r, long base, int m, int lo, MemorySegment key, long off, int len) {
-        int address = c.address();
-        int block = RunAddress.block(address);
-        int index = RunAddress.index(address);
-        int n = 0;
-        for (int j = m - 1; j >= lo && n < index; j--) {
-            if (Selectors.run(selectorAt(base + j)) == r) {
-                occurrences[n++] = j;  // nearest first: key index (index - 1 - n)
-            }
-        }
-        // Keys decrease with q; find the first q whose key is < target.
-        int lo2 = 0;
-        int hi2 = n;
-        while (lo2 < hi2) {
-            int q = (lo2 + hi2) >>> 1;
-            c.seekTo(RunAddress.of(block, index - 1 - q));
-            probedSlot[r] = occurrences[q];
-            keyComparisons++;
-            if (c.compareKey(key, off, len) < 0) {
-                hi2 = q;
-            } else {
-                lo2 = q + 1;
-            }
-        }
-        int newLo = lo2 < n ? occurrences[lo2] + 1 : lo;
-        int hi = lo2 > 0 ? occurrences[lo2 - 1] : m;
-        return ((long) newLo << 32) | hi;
     }
 
     /** One slot forward, keeping live run cursors in step; placeholders end a segment. */
