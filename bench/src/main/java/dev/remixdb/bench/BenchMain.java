@@ -1,5 +1,6 @@
 package dev.remixdb.bench;
 
+import dev.remixdb.bench.db.WriteAmpCommand;
 import dev.remixdb.bench.micro.RemixMicroCommand;
 import dev.remixdb.bench.rebuild.RemixRebuildCommand;
 import java.util.Arrays;
@@ -11,7 +12,8 @@ import java.util.List;
  * {@link #COMMANDS}.
  */
 public final class BenchMain {
-    private static final List<Command> COMMANDS = List.of(new RemixMicroCommand(), new RemixRebuildCommand(), new JmhCommand());
+    private static final List<Command> COMMANDS = List.of(new RemixMicroCommand(), new RemixRebuildCommand(),
+            new WriteAmpCommand(), new JmhCommand());
 
     private BenchMain() {}
 

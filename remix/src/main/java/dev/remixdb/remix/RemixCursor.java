@@ -287,6 +287,16 @@ public final class RemixCursor implements AutoCloseable {
         return current().keyLength();
     }
 
+    /** The memory holding the current key (with {@link #keyOffset()}; no slice is made). */
+    public MemorySegment keySegment() {
+        return current().keySegment();
+    }
+
+    /** The offset of the current key in {@link #keySegment()}. */
+    public long keyOffset() {
+        return current().keyOffset();
+    }
+
     /** Copies the key into {@code dst} at {@code off}; returns its length. */
     public int copyKey(MemorySegment dst, long off) {
         RunCursor c = current();
@@ -308,6 +318,16 @@ public final class RemixCursor implements AutoCloseable {
 
     public int valueLength() {
         return current().valueLength();
+    }
+
+    /** The memory holding the current value (with {@link #valueOffset()}; no slice is made). */
+    public MemorySegment valueSegment() {
+        return current().valueSegment();
+    }
+
+    /** The offset of the current value in {@link #valueSegment()}. */
+    public long valueOffset() {
+        return current().valueOffset();
     }
 
     /** Copies the value into {@code dst} at {@code off}; returns its length. */

@@ -1,0 +1,92 @@
+package dev.remixdb.compaction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remixdb.compaction.PolicySimulator.Report;
+import dev.remixdb.compaction.PolicySimulator.Workload;
+import org.junit.jupiter.api.Test;
+
+/** Small stores (256 KiB memtables and tables, 136-byte entries) so that every plan kind shows up. */
+class PolicySimulatorTest {
+    private static final int ENTRY = 136;
+    private static final long KIB = 1024;
+
+    private static Workload small(long operations, long seed) {
+        return Workload.uniform(operations, ENTRY, 256 * KIB, 256 * KIB, seed);
+    }
+
+    @Test
+    void defaultPolicyOnARandomLoad() {
+        Report r = PolicySimulator.run(RemixDbPolicy.defaults(), small(100_000, 1));
+        assertEquals(100_000L * ENTRY, r.userBytes());
+        assertTrue(r.writeAmplification() > 1 && r.writeAmplification() < 10, r.toString());
+        assertTrue(r.writeAmplificationWithRemix() > r.writeAmplification(), r.toString());
+        assertTrue(r.aborts() > 0 && r.minors() > 0 && r.majors() > 0 && r.splits() > 0, r.toString());
+        assertTrue(r.maxRuns() <= 10, r.toString());
+        assertTrue(r.avgRuns() > 1 && r.avgRuns() <= 10, r.toString());
+        // 13.6 MB of data in partitions of at most ten 256 KiB tables: there must be many.
+        assertTrue(r.partitions() >= 6, r.toString());
+    }
+
+    @Test
+    void sameSeedSameReport() {
+        Workload w = small(30_000, 7).withDistinctKeys(10_000);
+        assertEquals(PolicySimulator.run(RemixDbPolicy.defaults(), w), PolicySimulator.run(RemixDbPolicy.defaults(), w));
+    }
+
+    @Test
+    void minorOnlyWritesEveryByteOnce() {
+        // The final flush may not abort, so an insert-only load is written exactly once.
+        Report r = PolicySimulator.run(p -> CompactionPlan.MINOR, small(20_000, 3));
+        assertEquals(r.userBytes(), r.tableBytesWritten());
+        assertEquals(r.flushes(), r.minors());
+        assertEquals(1, r.partitions());
+    }
+
+    @Test
+    void updatesInTheMemtableAreWrittenOnce() {
+        // 20,000 writes over 100 keys: each flush writes at most 100 entries.
+        Report r = PolicySimulator.run(p -> CompactionPlan.MINOR, small(20_000, 3).withDistinctKeys(100));
+        assertTrue(r.tableBytesWritten() <= r.flushes() * 100 * ENTRY, r.toString());
+    }
+
+    @Test
+    void splitGroupsSplitTablesTablesPerPartition() {
+        CompactionPolicy alwaysSplit = new CompactionPolicy() {
+            @Override
+            public CompactionPlan plan(PartitionStats partition) {
+                return CompactionPlan.SPLIT;
+            }
+
+            @Override
+            public int splitTables() {
+                return 1;
+            }
+        };
+        Report r = PolicySimulator.run(alwaysSplit, small(20_000, 5));
+        assertEquals(1, r.maxRuns());
+        // 20,000 entries at 1,928 per table need at least 11 tables, each its own partition.
+        assertTrue(r.partitions() >= 11, r.toString());
+        assertEquals(r.splits(), r.aborts() + r.minors() + r.majors() + r.splits());
+    }
+
+    @Test
+    void invalidPlansAreReported() {
+        assertThrows(IllegalStateException.class,
+                () -> PolicySimulator.run(p -> CompactionPlan.ABORT, small(20_000, 1)));
+        assertThrows(IllegalStateException.class,
+                () -> PolicySimulator.run(p -> CompactionPlan.major(1), small(20_000, 1)));
+    }
+
+    @Test
+    void workloadRejectsBadValuesByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Workload.uniform(10, ENTRY, ENTRY - 1, KIB, 1));
+        assertTrue(e.getMessage().contains("memtableBytes") && e.getMessage().contains("135"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> new Workload(10, 0, ENTRY, KIB, KIB, 0.6, 5, 1));
+        assertTrue(e.getMessage().contains("abortFraction") && e.getMessage().contains("0.6"), e.getMessage());
+    }
+}

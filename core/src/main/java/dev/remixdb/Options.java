@@ -1,0 +1,183 @@
+package dev.remixdb;
+
+import dev.remixdb.compaction.CompactionPolicy;
+import dev.remixdb.compaction.RemixDbPolicy;
+import dev.remixdb.table.Compression;
+
+/**
+ * Settings of a {@link RemixDB}: an immutable value made by {@link #builder()} and validated by
+ * {@link Builder#build()}. The store copies what it needs; the object need not be kept alive.
+ */
+public final class Options {
+    /** The largest key, in bytes. */
+    public static final int MAX_KEY_BYTES = 64 * 1024;
+    /** The largest value, in bytes. */
+    public static final int MAX_VALUE_BYTES = 64 * 1024 * 1024;
+
+    private final long memtableBytes;
+    private final long blockCacheBytes;
+    private final boolean syncWrites;
+    private final int compactionThreads;
+    private final long tableBytes;
+    private final Compression compression;
+    private final CompactionPolicy policy;
+    private final double abortFraction;
+
+    private Options(Builder b) {
+        this.memtableBytes = b.memtableBytes;
+        this.blockCacheBytes = b.blockCacheBytes;
+        this.syncWrites = b.syncWrites;
+        this.compactionThreads = b.compactionThreads;
+        this.tableBytes = b.tableBytes;
+        this.compression = b.compression;
+        this.policy = b.policy;
+        this.abortFraction = b.abortFraction;
+    }
+
+    /** A builder with every setting at its default. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The default options. */
+    public static Options defaults() {
+        return builder().build();
+    }
+
+    /** User bytes a memtable takes before it is frozen and compacted. Default: 64 MiB. */
+    public long memtableBytes() {
+        return memtableBytes;
+    }
+
+    /** Off-heap bytes of the block cache shared by all tables. Default: 256 MiB. */
+    public long blockCacheBytes() {
+        return blockCacheBytes;
+    }
+
+    /** Whether every write waits for its WAL record to reach the disk. Default: false. */
+    public boolean syncWrites() {
+        return syncWrites;
+    }
+
+    /** Background threads that compact partitions in parallel. Default: 2. */
+    public int compactionThreads() {
+        return compactionThreads;
+    }
+
+    /** Size at which compaction cuts table files. Default: 64 MiB (REMIX §4.2). */
+    public long tableBytes() {
+        return tableBytes;
+    }
+
+    /** Block compression of new table files. Default: {@link Compression#NONE}. */
+    public Compression compression() {
+        return compression;
+    }
+
+    /** Decides what each partition's compaction does. Default: {@link RemixDbPolicy#defaults()}. */
+    public CompactionPolicy compactionPolicy() {
+        return policy;
+    }
+
+    /**
+     * Fraction of the memtable that may stay in memory when the policy aborts a partition's
+     * compaction (REMIX §4.2 keeps at most 15%). Default: 0.15.
+     */
+    public double abortFraction() {
+        return abortFraction;
+    }
+
+    @Override
+    public String toString() {
+        return "Options[memtableBytes=" + memtableBytes + ", blockCacheBytes=" + blockCacheBytes
+                + ", syncWrites=" + syncWrites + ", compactionThreads=" + compactionThreads
+                + ", tableBytes=" + tableBytes + ", compression=" + compression
+                + ", policy=" + policy + ", abortFraction=" + abortFraction + "]";
+    }
+
+    /** Builds {@link Options}; every setter validates its argument. */
+    public static final class Builder {
+        private long memtableBytes = 64L << 20;
+        private long blockCacheBytes = 256L << 20;
+        private boolean syncWrites;
+        private int compactionThreads = 2;
+        private long tableBytes = 64L << 20;
+        private Compression compression = Compression.NONE;
+        private CompactionPolicy policy = RemixDbPolicy.defaults();
+        private double abortFraction = 0.15;
+
+        private Builder() {}
+
+        /** See {@link Options#memtableBytes()}; at least 4 KiB. */
+        public Builder memtableBytes(long bytes) {
+            this.memtableBytes = atLeast("memtableBytes", bytes, 4096);
+            return this;
+        }
+
+        /** See {@link Options#blockCacheBytes()}; 0 caches nothing beyond blocks in use. */
+        public Builder blockCacheBytes(long bytes) {
+            this.blockCacheBytes = atLeast("blockCacheBytes", bytes, 0);
+            return this;
+        }
+
+        /** See {@link Options#syncWrites()}. */
+        public Builder syncWrites(boolean sync) {
+            this.syncWrites = sync;
+            return this;
+        }
+
+        /** See {@link Options#compactionThreads()}; 1 to 64. */
+        public Builder compactionThreads(int threads) {
+            if (threads < 1 || threads > 64) {
+                throw new IllegalArgumentException("compactionThreads must be 1..64: " + threads);
+            }
+            this.compactionThreads = threads;
+            return this;
+        }
+
+        /** See {@link Options#tableBytes()}; at least 4 KiB. */
+        public Builder tableBytes(long bytes) {
+            this.tableBytes = atLeast("tableBytes", bytes, 4096);
+            return this;
+        }
+
+        /** See {@link Options#compression()}. */
+        public Builder compression(Compression compression) {
+            if (compression == null) {
+                throw new IllegalArgumentException("compression must not be null");
+            }
+            this.compression = compression;
+            return this;
+        }
+
+        /** See {@link Options#compactionPolicy()}. */
+        public Builder compactionPolicy(CompactionPolicy policy) {
+            if (policy == null) {
+                throw new IllegalArgumentException("compactionPolicy must not be null");
+            }
+            this.policy = policy;
+            return this;
+        }
+
+        /** See {@link Options#abortFraction()}; 0 (never keep data back) to 0.5. */
+        public Builder abortFraction(double fraction) {
+            if (!(fraction >= 0 && fraction <= 0.5)) {
+                throw new IllegalArgumentException("abortFraction must be in [0, 0.5]: " + fraction);
+            }
+            this.abortFraction = fraction;
+            return this;
+        }
+
+        /** The options. */
+        public Options build() {
+            return new Options(this);
+        }
+
+        private static long atLeast(String name, long value, long min) {
+            if (value < min) {
+                throw new IllegalArgumentException(name + " must be at least " + min + ": " + value);
+            }
+            return value;
+        }
+    }
+}

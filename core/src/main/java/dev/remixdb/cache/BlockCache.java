@@ -1,0 +1,167 @@
+package dev.remixdb.cache;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * The off-heap cache of table blocks shared by all tables of a store, with a byte budget. Safe for
+ * concurrent use.
+ *
+ * <p>Blocks are identified by (file id, block number) and live in {@value #SLOT_BYTES}-byte slots;
+ * larger ("jumbo") blocks are not cached: their readers keep them in their own buffers. A block
+ * returned by {@link #get} is pinned until {@link CachedBlock#release()}: eviction never reuses
+ * pinned memory, so a cursor can keep reading its block while other threads fill the cache.
+ *
+ * <p>Why slots carved from big chunks of one shared arena ({@link SlotAllocator}): a per-block
+ * arena would make every eviction close a shared arena, which costs a handshake with all threads.
+ * The chunks are freed together by {@link #close()}.
+ *
+ * <p>The cache is split into {@value #SHARDS} shards by a hash of the block id, each with its own
+ * lock, its own CLOCK eviction and an equal part of the budget (see {@link CacheShard}). When every
+ * block of a shard is pinned, a miss takes memory beyond the budget instead of waiting; that memory
+ * is counted in {@link #memoryBytes()} and is reused by later misses of any shard, so the cache
+ * holds at most its capacity plus one slot per block pinned at the busiest moment.
+ */
+public final class BlockCache implements AutoCloseable {
+    /** Size of a cache slot: the largest block the cache holds. */
+    public static final int SLOT_BYTES = 4096;
+    /** Bits of the block number in a cache key; {@code RunAddress} allows 2^20 blocks per table. */
+    static final int BLOCK_BITS = 20;
+    /** Largest file id: the file id and the block number share one 64-bit key. */
+    public static final long MAX_FILE_ID = (1L << (63 - BLOCK_BITS)) - 1;
+    private static final int SHARDS = 16;
+
+    private final long capacityBytes;
+    private final Arena arena = Arena.ofShared();
+    private final CacheShard[] shards = new CacheShard[SHARDS];
+    private final SlotAllocator slots;
+    private volatile boolean closed;
+
+    /**
+     * A cache of at most {@code capacityBytes} (rounded down to whole slots) of unpinned blocks.
+     * 0 is allowed: blocks then stay in memory only while pinned.
+     */
+    public BlockCache(long capacityBytes) {
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("negative cache capacity: " + capacityBytes);
+        }
+        this.capacityBytes = capacityBytes;
+        long slots = capacityBytes / SLOT_BYTES;
+        this.slots = new SlotAllocator(arena, slots);
+        for (int i = 0; i < SHARDS; i++) {
+            shards[i] = new CacheShard(this, this.slots, slots / SHARDS + (i < slots % SHARDS ? 1 : 0));
+        }
+    }
+
+    /**
+     * The block {@code block} of file {@code fileId}, pinned: from the cache, or loaded into a free
+     * slot by {@code loader} on a miss. The caller must {@link CachedBlock#release()} it.
+     *
+     * @param size the block's size in bytes, 1 to {@value #SLOT_BYTES}
+     * @throws IOException           what the loader threw (the block is then not cached)
+     * @throws IllegalStateException when the cache is closed
+     */
+    public CachedBlock get(long fileId, int block, int size, BlockLoader loader) throws IOException {
+        if (fileId < 0 || fileId > MAX_FILE_ID) {
+            throw new IllegalArgumentException("file id out of range [0, " + MAX_FILE_ID + "]: " + fileId);
+        }
+        if (block < 0 || block >= 1 << BLOCK_BITS) {
+            throw new IllegalArgumentException("block number out of range [0, 2^20): " + block);
+        }
+        if (size < 1 || size > SLOT_BYTES) {
+            throw new IllegalArgumentException("block size out of range [1, " + SLOT_BYTES + "]: " + size);
+        }
+        Objects.requireNonNull(loader, "loader");
+        long key = (fileId << BLOCK_BITS) | block;
+        return shard(key).get(key, size, loader);
+    }
+
+    /**
+     * Drops the blocks of {@code fileId} (a deleted or closed table): unpinned ones now, pinned ones
+     * when their last pin is released. No-op on a closed cache.
+     */
+    public void evictFile(long fileId) {
+        if (closed) {
+            return;
+        }
+        for (CacheShard s : shards) {
+            s.evictFile(fileId);
+        }
+    }
+
+    /** Native memory held by the cache, in bytes: up to the capacity, more while many blocks are pinned. */
+    public long memoryBytes() {
+        return slots.nativeBytes();
+    }
+
+    /** The budget given to the constructor. */
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
+    /** Lookups served from the cache. */
+    public long hits() {
+        long n = 0;
+        for (CacheShard s : shards) {
+            n += s.hits();
+        }
+        return n;
+    }
+
+    /** Lookups that called their loader. */
+    public long misses() {
+        long n = 0;
+        for (CacheShard s : shards) {
+            n += s.misses();
+        }
+        return n;
+    }
+
+    /** Blocks in the cache, pinned or not. */
+    public long blockCount() {
+        long n = 0;
+        for (CacheShard s : shards) {
+            n += s.blocks();
+        }
+        return n;
+    }
+
+    /**
+     * Frees all the cache's memory. Call it when no table reads through the cache any more: blocks
+     * still pinned become unreadable (reading them throws {@link IllegalStateException}), and later
+     * {@link #get} calls fail. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (CacheShard s : shards) {
+            s.clear();
+        }
+        slots.clear();
+        arena.close();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("block cache is closed");
+        }
+    }
+
+    private CacheShard shard(long key) {
+        return shards[(int) ((key * 0xC2B2_AE3D_27D4_EB4FL) >>> 60)];
+    }
+
+    @Override
+    public String toString() {
+        return "BlockCache[" + memoryBytes() + "/" + capacityBytes + " bytes, " + hits() + " hits, " + misses() + " misses]";
+    }
+}

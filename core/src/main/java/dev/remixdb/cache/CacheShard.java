@@ -1,0 +1,249 @@
+package dev.remixdb.cache;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One shard of a {@link BlockCache}: an open-addressing hash table of blocks (linear probing,
+ * backward-shift deletion), which is also the CLOCK ring that the eviction hand sweeps.
+ *
+ * <p>Budget: the shard takes slots from the shared {@link SlotAllocator} while it holds fewer than
+ * its part of the budget; at the budget it evicts an unpinned block and reuses its slot; when every
+ * block is pinned it takes a slot beyond the budget rather than wait or fail, and while over budget
+ * it gives a block's slot back as soon as the block's last pin goes, so the excess lasts only while
+ * the pins do.
+ *
+ * <p>All state is guarded by the shard's monitor; a miss loads outside it, so a slow read blocks
+ * no other block of the shard. Two threads missing the same block both read it; the second one
+ * returns its slot and takes the first one's block.
+ */
+final class CacheShard {
+    private final BlockCache cache;
+    private final SlotAllocator slots;
+    private final long budgetSlots;
+
+    private CachedBlock[] table = new CachedBlock[16];
+    private int entries;
+    private int hand;
+
+    /** Slots this shard holds: its blocks' and those being loaded. */
+    private long inUse;
+
+    private long hits;
+    private long misses;
+
+    CacheShard(BlockCache cache, SlotAllocator slots, long budgetSlots) {
+        this.cache = cache;
+        this.slots = slots;
+        this.budgetSlots = budgetSlots;
+    }
+
+    CachedBlock get(long key, int size, BlockLoader loader) throws IOException {
+        MemorySegment slot;
+        synchronized (this) {
+            cache.checkOpen();
+            CachedBlock hit = find(key);
+            if (hit != null) {
+                hits++;
+                hit.referenced = true;
+                return pin(hit, size);
+            }
+            misses++;
+            slot = takeSlot();
+        }
+        MemorySegment view = slot.asSlice(0, size);
+        try {
+            loader.load(view);
+        } catch (IOException | RuntimeException | Error e) {
+            synchronized (this) {
+                freeSlot(slot);
+            }
+            throw e;
+        }
+        synchronized (this) {
+            cache.checkOpen();
+            CachedBlock raced = find(key);
+            if (raced != null) {
+                freeSlot(slot);
+                return pin(raced, size);
+            }
+            CachedBlock b = new CachedBlock(this, key, slot, view);
+            b.pins = 1;
+            insert(b);
+            return b;
+        }
+    }
+
+    private static CachedBlock pin(CachedBlock b, int size) {
+        if (b.segment().byteSize() != size) {
+            // Only a file id reused for another file could do this; serving the block would be wrong data.
+            throw new IllegalStateException(b + " is cached with another size than the " + size + " bytes asked for");
+        }
+        b.pins++;
+        return b;
+    }
+
+    synchronized void release(CachedBlock b) {
+        if (cache.isClosed()) {
+            return;  // the memory is gone with the arena; nothing to account for
+        }
+        if (b.pins <= 0) {
+            throw new IllegalStateException(b + " released more often than it was pinned");
+        }
+        if (--b.pins > 0) {
+            return;
+        }
+        if (b.evicted) {
+            freeSlot(b.slot);
+        } else if (inUse > budgetSlots) {
+            remove(b.key);
+            freeSlot(b.slot);
+        }
+    }
+
+    synchronized void evictFile(long fileId) {
+        List<CachedBlock> victims = new ArrayList<>();
+        for (CachedBlock b : table) {
+            if (b != null && b.fileId() == fileId) {
+                victims.add(b);
+            }
+        }
+        for (CachedBlock b : victims) {
+            remove(b.key);
+            if (b.pins == 0) {
+                freeSlot(b.slot);
+            } else {
+                b.evicted = true;
+            }
+        }
+    }
+
+    synchronized long hits() {
+        return hits;
+    }
+
+    synchronized long misses() {
+        return misses;
+    }
+
+    synchronized long blocks() {
+        return entries;
+    }
+
+    /** Forgets everything; the cache frees the memory by closing its arena. */
+    synchronized void clear() {
+        table = new CachedBlock[16];
+        entries = 0;
+        inUse = 0;
+    }
+
+    // ------------------------------------------------------------------ slots
+
+    private MemorySegment takeSlot() {
+        MemorySegment s = inUse < budgetSlots ? null : evictOne();
+        if (s == null) {  // under budget, or every block is pinned: go over budget rather than block or fail
+            s = slots.take();
+        }
+        inUse++;
+        return s;
+    }
+
+    private void freeSlot(MemorySegment s) {
+        slots.give(s);
+        inUse--;
+    }
+
+    /** CLOCK: the first unpinned block whose reference bit is clear; the hand clears bits as it passes. */
+    private MemorySegment evictOne() {
+        if (entries == 0) {
+            return null;
+        }
+        int mask = table.length - 1;
+        for (int step = 0; step < 2 * table.length; step++) {
+            hand = (hand + 1) & mask;
+            CachedBlock b = table[hand];
+            if (b == null || b.pins > 0) {
+                continue;
+            }
+            if (b.referenced) {
+                b.referenced = false;
+                continue;
+            }
+            removeAt(hand);
+            hand = (hand - 1) & mask;  // the backward shift may have moved a block into this index
+            inUse--;
+            return b.slot;
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------ hash table
+
+    private static int home(long key, int mask) {
+        return (int) ((key * 0x9E37_79B9_7F4A_7C15L) >>> 32) & mask;
+    }
+
+    private CachedBlock find(long key) {
+        int mask = table.length - 1;
+        for (int i = home(key, mask); ; i = (i + 1) & mask) {
+            CachedBlock b = table[i];
+            if (b == null || b.key == key) {
+                return b;
+            }
+        }
+    }
+
+    private void insert(CachedBlock b) {
+        if (2 * (entries + 1) > table.length) {
+            resize(table.length * 2);
+        }
+        int mask = table.length - 1;
+        int i = home(b.key, mask);
+        while (table[i] != null) {
+            i = (i + 1) & mask;
+        }
+        table[i] = b;
+        entries++;
+    }
+
+    private void resize(int length) {
+        CachedBlock[] old = table;
+        table = new CachedBlock[length];
+        entries = 0;
+        hand = 0;
+        for (CachedBlock b : old) {
+            if (b != null) {
+                insert(b);
+            }
+        }
+    }
+
+    private void remove(long key) {
+        int mask = table.length - 1;
+        for (int i = home(key, mask); table[i] != null; i = (i + 1) & mask) {
+            if (table[i].key == key) {
+                removeAt(i);
+                return;
+            }
+        }
+    }
+
+    /** Deletes index {@code i} and shifts later blocks of the probe run back so lookups still find them. */
+    private void removeAt(int i) {
+        int mask = table.length - 1;
+        table[i] = null;
+        entries--;
+        for (int j = (i + 1) & mask; table[j] != null; j = (j + 1) & mask) {
+            int h = home(table[j].key, mask);
+            // Move j into the hole at i unless its home lies cyclically in (i, j].
+            boolean stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+            if (!stays) {
+                table[i] = table[j];
+                table[j] = null;
+                i = j;
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+package dev.remixdb.engine;
+
+import dev.remixdb.compaction.CompactionPlan;
+import dev.remixdb.compaction.PartitionStats;
+import dev.remixdb.compaction.TableStats;
+import dev.remixdb.memtable.MemtableCursor;
+import dev.remixdb.remix.Keys;
+import dev.remixdb.remix.Selectors;
+import dev.remixdb.version.Partition;
+import dev.remixdb.version.TableHandle;
+import dev.remixdb.version.Version;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Background compaction (REMIX §4.2). One coordinator thread waits for a frozen memtable, splits
+ * its entries by partition, asks the policy what to do with each partition (abort, minor, major,
+ * split), runs the partitions' jobs on a bounded pool of worker threads, puts aborted data back into
+ * the active memtable, and installs the new version.
+ */
+final class Compactor {
+    /** A newest version kept in memory by an Abort, put back into the active memtable with its seq. */
+    record Kept(long seq, boolean delete, byte[] key, byte[] value) {}
+
+    /** Per-entry bytes counted on top of key and value, as a table stores them (lengths, offsets). */
+    static final int ENTRY_OVERHEAD = 4;
+
+    private final Engine engine;
+    private final ExecutorService workers;
+    private final Thread coordinator;
+
+    Compactor(Engine engine, int threads) {
+        this.engine = engine;
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, "remixdb-compaction-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        this.workers = Executors.newFixedThreadPool(threads, factory);
+        this.coordinator = new Thread(this::loop, "remixdb-compactor");
+        coordinator.setDaemon(true);
+    }
+
+    void start() {
+        coordinator.start();
+    }
+
+    private void loop() {
+        for (;;) {
+            View v = engine.awaitWork();
+            if (v == null) {
+                return;
+            }
+            try {
+                compact(v);
+            } catch (Throwable t) {
+                engine.failed(new IOException("compaction failed: " + t.getMessage(), t));
+                return;
+            } finally {
+                v.release();
+            }
+        }
+    }
+
+    /** Compacts {@code v.imm} into {@code v.version} and installs the result. */
+    private void compact(View v) throws Exception {
+        Version version = v.version;
+        int count = version.partitionCount();
+        long[] newBytes = new long[count];
+        long[] newKeys = new long[count];
+        long[] newTombstones = new long[count];
+        measure(v, newBytes, newKeys, newTombstones);
+
+        CompactionPlan[] plans = plan(version, newBytes, newKeys, newTombstones);
+        List<Future<PartitionJob.Result>> jobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
+                PartitionJob job = new PartitionJob(engine, version.partition(i), upper(version, i), v.imm.memtable,
+                        plans[i]);
+                jobs.add(workers.submit(job::run));
+            }
+        }
+        List<PartitionJob.Result> results = collect(jobs);
+        try {
+            engine.reinsert(kept(v, plans));
+            List<Partition> next = new ArrayList<>();
+            List<Partition> replaced = new ArrayList<>();
+            int job = 0;
+            for (int i = 0; i < count; i++) {
+                Partition p = version.partition(i);
+                if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
+                    next.addAll(results.get(job++).partitions());
+                    replaced.add(p);
+                } else {
+                    p.retain();
+                    next.add(p);
+                }
+            }
+            results = null;
+            count(plans);
+            engine.install(new Version(next, version.sequence() + 1), replaced);
+        } finally {
+            if (results != null) {
+                discard(results);
+            }
+        }
+    }
+
+    /** One pass over the frozen memtable: new bytes, keys and tombstones per partition. */
+    private static void measure(View v, long[] bytes, long[] keys, long[] tombstones) {
+        Version version = v.version;
+        try (MemtableCursor c = v.imm.memtable.cursor(Long.MAX_VALUE)) {
+            int p = 0;
+            for (c.seekToFirst(); c.isValid(); c.next()) {
+                while (p + 1 < version.partitionCount() && atOrAfter(c, version.partition(p + 1).lower())) {
+                    p++;
+                }
+                bytes[p] += c.keyLength() + c.valueLength() + ENTRY_OVERHEAD;
+                keys[p]++;
+                if (c.isTombstone()) {
+                    tombstones[p]++;
+                }
+            }
+        }
+    }
+
+    private static boolean atOrAfter(MemtableCursor c, byte[] bound) {
+        return Keys.compare(c.keySegment(), c.keyOffset(), c.keyLength(), MemorySegment.ofArray(bound), 0, bound.length) >= 0;
+    }
+
+    /** The exclusive upper bound of partition {@code i}, or null for the last one. */
+    private static byte[] upper(Version version, int i) {
+        return i + 1 < version.partitionCount() ? version.partition(i + 1).lower() : null;
+    }
+
+    /**
+     * Asks the policy about every partition with new data, smallest first, so that the abort budget
+     * (a fraction of the memtable, REMIX §4.2) goes to the partitions where a table would be tiniest.
+     */
+    private CompactionPlan[] plan(Version version, long[] newBytes, long[] newKeys, long[] newTombstones) {
+        int count = version.partitionCount();
+        Integer[] order = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, Comparator.comparingLong(i -> newBytes[i]));
+        long budget = (long) (engine.options().abortFraction() * engine.options().memtableBytes());
+        CompactionPlan[] plans = new CompactionPlan[count];
+        for (int i : order) {
+            if (newKeys[i] == 0) {
+                continue;
+            }
+            Partition p = version.partition(i);
+            List<TableStats> tables = new ArrayList<>();
+            long tombstones = 0;
+            for (TableHandle t : p.tables()) {
+                tables.add(new TableStats(t.table().fileBytes(), t.table().keyCount()));
+                tombstones += t.table().tombstoneCount();
+            }
+            PartitionStats stats = new PartitionStats(tables, newBytes[i], newKeys[i], newTombstones[i], 0,
+                    tombstones, Math.max(0, budget), engine.options().tableBytes());
+            CompactionPlan plan = check(engine.options().compactionPolicy().plan(stats), stats, budget);
+            if (plan instanceof CompactionPlan.Abort) {
+                budget -= newBytes[i];
+            }
+            plans[i] = plan;
+        }
+        return plans;
+    }
+
+    /** Rejects a plan the engine cannot carry out: a policy bug must not corrupt the store. */
+    private static CompactionPlan check(CompactionPlan plan, PartitionStats stats, long budget) {
+        int tables = stats.tables().size();
+        switch (plan) {
+            case null -> throw new IllegalStateException("compaction policy returned null for " + stats);
+            case CompactionPlan.Abort a -> {
+                if (stats.newBytes() > budget) {
+                    throw new IllegalStateException("compaction policy aborted " + stats.newBytes()
+                            + " new bytes with a budget of " + budget);
+                }
+            }
+            case CompactionPlan.Minor m -> {
+                if (tables + PartitionJob.tablesFor(stats.newBytes(), stats.tableTargetBytes()) > Selectors.MAX_RUNS) {
+                    throw new IllegalStateException("minor compaction would give more than " + Selectors.MAX_RUNS
+                            + " tables: " + stats);
+                }
+            }
+            case CompactionPlan.Major m -> {
+                if (m.tables() > tables) {
+                    throw new IllegalStateException("major compaction of " + m.tables() + " tables in a partition of "
+                            + tables);
+                }
+            }
+            case CompactionPlan.Split s -> { }
+        }
+        return plan;
+    }
+
+    /** The aborted partitions' newest versions, to put back into the active memtable. */
+    private static List<Kept> kept(View v, CompactionPlan[] plans) {
+        List<Kept> out = new ArrayList<>();
+        Version version = v.version;
+        try (MemtableCursor c = v.imm.memtable.cursor(Long.MAX_VALUE)) {
+            int p = 0;
+            for (c.seekToFirst(); c.isValid(); c.next()) {
+                while (p + 1 < version.partitionCount() && atOrAfter(c, version.partition(p + 1).lower())) {
+                    p++;
+                }
+                if (plans[p] instanceof CompactionPlan.Abort) {
+                    out.add(new Kept(c.seq(), c.isTombstone(), c.key(), c.isTombstone() ? null : c.value()));
+                }
+            }
+        }
+        return out;
+    }
+
+    private void count(CompactionPlan[] plans) {
+        for (CompactionPlan plan : plans) {
+            switch (plan) {
+                case null -> { }
+                case CompactionPlan.Abort a -> engine.counters.abort.increment();
+                case CompactionPlan.Minor m -> engine.counters.minor.increment();
+                case CompactionPlan.Major m -> engine.counters.major.increment();
+                case CompactionPlan.Split s -> engine.counters.split.increment();
+            }
+        }
+    }
+
+    /** Waits for every job; if one failed, discards the others' output and throws. */
+    private static List<PartitionJob.Result> collect(List<Future<PartitionJob.Result>> jobs) throws Exception {
+        List<PartitionJob.Result> results = new ArrayList<>();
+        Exception failure = null;
+        for (Future<PartitionJob.Result> f : jobs) {
+            try {
+                results.add(f.get());
+            } catch (ExecutionException e) {
+                Exception cause = e.getCause() instanceof Exception x ? x : e;
+                if (failure == null) {
+                    failure = cause;
+                } else {
+                    failure.addSuppressed(cause);
+                }
+            }
+        }
+        if (failure != null) {
+            discard(results);
+            throw failure;
+        }
+        return results;
+    }
+
+    /** Releases partitions that will not be installed, deleting the files only they use. */
+    private static void discard(List<PartitionJob.Result> results) {
+        for (PartitionJob.Result r : results) {
+            r.discard();
+        }
+    }
+
+    /**
+     * Waits for the running compaction to end (the engine has already told the coordinator to stop);
+     * a frozen memtable not compacted yet stays in its WAL for the next open.
+     */
+    void close() {
+        boolean interrupted = false;
+        while (coordinator.isAlive()) {
+            try {
+                coordinator.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(1, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("compaction workers did not stop within a minute");
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "compactor of " + engine;
+    }
+}

@@ -1,0 +1,686 @@
+package dev.remixdb.engine;
+
+import dev.remixdb.ClosedException;
+import dev.remixdb.Cursor;
+import dev.remixdb.Options;
+import dev.remixdb.Stats;
+import dev.remixdb.cache.BlockCache;
+import dev.remixdb.io.BlockReader;
+import dev.remixdb.memtable.Memtable;
+import dev.remixdb.remix.RemixCursor;
+import dev.remixdb.table.TableOptions;
+import dev.remixdb.version.FileNames;
+import dev.remixdb.version.Manifest;
+import dev.remixdb.version.Partition;
+import dev.remixdb.version.TableHandle;
+import dev.remixdb.version.Version;
+import dev.remixdb.wal.WalOp;
+import dev.remixdb.wal.WalWriter;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The storage engine behind {@link dev.remixdb.RemixDB}: the write path (group commit into the WAL,
+ * then the memtable), the read path (memtables, then the partition's REMIX), memtable switches,
+ * version installs and shutdown. Recovery is in {@link Recovery}, compaction in {@link Compactor}.
+ *
+ * <p>Concurrency: {@link #lock} guards the writer queue, the memtable switch and the view swap.
+ * Readers take no lock: they retain the current {@link View}. One writer at a time, the leader of a
+ * group, appends to the WAL and inserts into the active memtable, holding {@link #insertLock};
+ * compaction holds the same lock when it puts aborted data back into the active memtable.
+ */
+public final class Engine implements AutoCloseable {
+    private final Path dir;
+    private final Options options;
+    private final TableOptions tableOptions;
+    private final BlockReader reader;
+    private final BlockCache cache;
+    private final FileChannel lockChannel;
+    private final FileLock fileLock;
+    final Counters counters = new Counters();
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when a compaction finishes or the store closes: stalled writers re-check. */
+    private final Condition roomMade = lock.newCondition();
+    /** Signalled when a memtable is frozen or the store closes: the compactor wakes up. */
+    private final Condition workReady = lock.newCondition();
+    private final ArrayDeque<Writer> writers = new ArrayDeque<>();
+    private final ReentrantLock insertLock = new ReentrantLock();
+
+    private volatile View view;
+    private volatile long visibleSeq;
+    private long lastSeq;
+    private WalWriter wal;
+    private final AtomicLong nextFile;
+    private volatile Throwable failure;
+    private volatile boolean closed;
+    private final Set<EngineCursor> cursors = ConcurrentHashMap.newKeySet();
+    private final Compactor compactor;
+
+    Engine(Recovery.State s) {
+        this.dir = s.dir();
+        this.options = s.options();
+        this.tableOptions = s.tableOptions();
+        this.reader = s.reader();
+        this.cache = s.cache();
+        this.lockChannel = s.lockChannel();
+        this.fileLock = s.fileLock();
+        this.nextFile = new AtomicLong(s.nextFileNumber());
+        this.lastSeq = s.lastSeq();
+        this.visibleSeq = s.lastSeq();
+        this.wal = s.wal();
+        this.view = new View(s.mem(), null, s.version());
+        s.mem().release();
+        s.version().release();
+        this.compactor = new Compactor(this, options.compactionThreads());
+        compactor.start();
+    }
+
+    /** Opens (creating or recovering) the store in {@code dir}. */
+    public static Engine open(Path dir, Options options) throws IOException {
+        return new Engine(Recovery.recover(dir, options));
+    }
+
+    // ------------------------------------------------------------------ accessors for the compactor
+
+    Path dir() {
+        return dir;
+    }
+
+    Options options() {
+        return options;
+    }
+
+    TableOptions tableOptions() {
+        return tableOptions;
+    }
+
+    BlockReader reader() {
+        return reader;
+    }
+
+    BlockCache cache() {
+        return cache;
+    }
+
+    long newFileNumber() {
+        return nextFile.getAndIncrement();
+    }
+
+    // ------------------------------------------------------------------ views
+
+    /** The current view, retained: release it when done. */
+    View acquireView() {
+        for (;;) {
+            View v = view;
+            if (v.tryRetain()) {
+                return v;
+            }
+            checkOpen();
+        }
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** One caller's write, queued until it is written by itself or by a leader's group. */
+    private static final class Writer {
+        final List<WalOp> ops;
+        final boolean sync;
+        final Condition turn;
+        boolean done;
+        Throwable error;
+
+        Writer(List<WalOp> ops, boolean sync, Condition turn) {
+            this.ops = ops;
+            this.sync = sync;
+            this.turn = turn;
+        }
+    }
+
+    /** Most bytes one group gathers from the queue, so that one slow leader does not carry all. */
+    private static final long MAX_GROUP_BYTES = 4L << 20;
+
+    /**
+     * Writes {@code ops} atomically (one WAL record), durably when {@code sync}. Concurrent writers
+     * are grouped: the first in the queue writes everybody's records with one fsync (group commit).
+     */
+    public void write(List<WalOp> ops, boolean sync) throws IOException {
+        write(ops, sync, false);
+    }
+
+    private void write(List<WalOp> ops, boolean sync, boolean flush) throws IOException {
+        Writer w = new Writer(ops, sync || options.syncWrites(), lock.newCondition());
+        List<Writer> group;
+        long firstSeq;
+        boolean syncGroup = false;
+        WalWriter log;
+        MemtableRef mem;
+        lock.lock();
+        try {
+            checkWritable();
+            writers.addLast(w);
+            while (!w.done && writers.peekFirst() != w) {
+                w.turn.awaitUninterruptibly();
+            }
+            if (w.done) {
+                rethrow(w.error);
+                return;
+            }
+            try {
+                makeRoom(flush);
+            } catch (RuntimeException | IOException e) {
+                writers.removeFirst();
+                if (!writers.isEmpty()) {
+                    writers.peekFirst().turn.signal();
+                }
+                throw e;
+            }
+            if (flush) {
+                writers.removeFirst();
+                if (!writers.isEmpty()) {
+                    writers.peekFirst().turn.signal();
+                }
+                return;
+            }
+            group = new ArrayList<>();
+            long bytes = 0;
+            for (Writer x : writers) {
+                if (!group.isEmpty() && bytes > MAX_GROUP_BYTES) {
+                    break;
+                }
+                group.add(x);
+                syncGroup |= x.sync;
+                for (WalOp op : x.ops) {
+                    bytes += op.key().length + (op.value() == null ? 0 : op.value().length);
+                }
+            }
+            firstSeq = lastSeq + 1;
+            for (Writer x : group) {
+                lastSeq += x.ops.size();
+            }
+            log = wal;
+            mem = view.mem;
+        } finally {
+            lock.unlock();
+        }
+        Throwable error = null;
+        try {
+            append(group, firstSeq, syncGroup, log, mem.memtable);
+        } catch (Throwable t) {
+            error = t;
+        }
+        lock.lock();
+        try {
+            if (error != null) {
+                // The WAL may now hold part of the group: later writes must not appear to succeed.
+                failure = error;
+            } else {
+                visibleSeq = firstSeq - 1 + group.stream().mapToLong(x -> x.ops.size()).sum();
+            }
+            for (Writer x : group) {
+                writers.removeFirst();
+                x.done = true;
+                x.error = error;
+                if (x != w) {
+                    x.turn.signal();
+                }
+            }
+            if (!writers.isEmpty()) {
+                writers.peekFirst().turn.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+        rethrow(error);
+    }
+
+    private void append(List<Writer> group, long firstSeq, boolean sync, WalWriter log, Memtable mem)
+            throws IOException {
+        insertLock.lock();
+        try {
+            long seq = firstSeq;
+            for (Writer x : group) {
+                counters.walBytes.add(log.append(seq, x.ops));
+                seq += x.ops.size();
+            }
+            if (sync) {
+                log.sync();
+            }
+            seq = firstSeq;
+            for (Writer x : group) {
+                for (WalOp op : x.ops) {
+                    if (op.delete()) {
+                        mem.delete(seq, op.key());
+                    } else {
+                        mem.add(seq, op.key(), op.value());
+                    }
+                    counters.userBytes.add(op.key().length + (op.value() == null ? 0 : op.value().length));
+                    seq++;
+                }
+            }
+        } finally {
+            insertLock.unlock();
+        }
+    }
+
+    private static void rethrow(Throwable t) throws IOException {
+        switch (t) {
+            case null -> { }
+            case IOException e -> throw new IOException("write failed: " + e.getMessage(), e);
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            default -> throw new IOException(t);
+        }
+    }
+
+    /**
+     * Under {@link #lock}, by the queue's leader: makes sure the active memtable has room, freezing it
+     * when full (or, with {@code force}, when not empty). While the previous frozen memtable is still
+     * being compacted, the writer waits (a stall, counted).
+     */
+    private void makeRoom(boolean force) throws IOException {
+        for (;;) {
+            checkWritable();
+            View v = view;
+            if (force ? v.mem.memtable.entryCount() == 0 : v.mem.memtable.dataBytes() < options.memtableBytes()) {
+                return;
+            }
+            if (v.imm != null) {
+                long start = System.nanoTime();
+                roomMade.awaitUninterruptibly();
+                counters.stallNanos.add(System.nanoTime() - start);
+                continue;
+            }
+            switchMemtable(v);
+            return;
+        }
+    }
+
+    private void switchMemtable(View v) throws IOException {
+        long number = newFileNumber();
+        WalWriter next = WalWriter.create(FileNames.wal(dir, number), number);
+        Manifest.syncDirectory(dir);
+        WalWriter old = wal;
+        wal = next;
+        try {
+            old.close();
+        } catch (IOException e) {
+            failure = e;
+            throw e;
+        }
+        MemtableRef fresh = new MemtableRef(new Memtable(), number);
+        swap(new View(fresh, v.mem, v.version));
+        fresh.release();
+        workReady.signalAll();
+    }
+
+    /** Under {@link #lock}: makes {@code next} the current view. */
+    private void swap(View next) {
+        View old = view;
+        view = next;
+        old.release();
+    }
+
+    /** Forces every acknowledged write to disk. */
+    public void sync() throws IOException {
+        checkOpen();
+        WalWriter log;
+        lock.lock();
+        try {
+            log = wal;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            log.sync();
+        } catch (IOException e) {
+            lock.lock();
+            try {
+                // A WAL switched out meanwhile was synced when it was closed: nothing is lost.
+                if (log == wal) {
+                    throw e;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /** The value of {@code key}, or null when it is absent or deleted. */
+    public byte[] get(byte[] key) {
+        View v = acquireView();
+        try {
+            long snapshot = visibleSeq;
+            for (MemtableRef m = v.mem; m != null; m = m == v.mem ? v.imm : null) {
+                long node = m.memtable.find(key, snapshot);
+                if (node >= 0) {
+                    return m.memtable.isTombstone(node) ? null : m.memtable.value(node);
+                }
+            }
+            Partition p = v.version.partition(v.version.find(key));
+            if (p.remix() == null) {
+                return null;
+            }
+            try (RemixCursor c = p.remix().cursor(RemixCursor.Mode.LIVE)) {
+                return c.get(key) ? c.valueBytes() : null;
+            }
+        } finally {
+            v.release();
+        }
+    }
+
+    /** A cursor over a snapshot of the store as of now. */
+    public Cursor cursor() {
+        checkOpen();
+        View v = acquireView();
+        EngineCursor c;
+        try {
+            c = new EngineCursor(this, v, visibleSeq);
+        } catch (RuntimeException | Error e) {
+            v.release();
+            throw e;
+        }
+        cursors.add(c);
+        if (closed) {
+            c.close();
+            checkOpen();
+        }
+        return c;
+    }
+
+    void cursorClosed(EngineCursor c) {
+        cursors.remove(c);
+    }
+
+    // ------------------------------------------------------------------ compaction hooks
+
+    /** Blocks until a frozen memtable waits for compaction (returned retained with its view), or null at close. */
+    View awaitWork() {
+        lock.lock();
+        try {
+            while (!closed && failure == null && view.imm == null) {
+                workReady.awaitUninterruptibly();
+            }
+            if (closed || failure != null) {
+                return null;
+            }
+            View v = view;
+            v.retain();
+            return v;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Puts the newest versions of aborted partitions' keys back into the active memtable and its WAL. */
+    void reinsert(List<Compactor.Kept> entries) throws IOException {
+        if (entries.isEmpty()) {
+            return;
+        }
+        // No memtable switch can happen now: it waits for the frozen memtable being compacted.
+        WalWriter log;
+        MemtableRef mem;
+        lock.lock();
+        try {
+            log = wal;
+            mem = view.mem;
+        } finally {
+            lock.unlock();
+        }
+        insertLock.lock();
+        try {
+            for (Compactor.Kept e : entries) {
+                counters.walBytes.add(log.append(e.seq(), List.of(new WalOp(e.delete(), e.key(), e.value()))));
+            }
+            log.sync();
+            for (Compactor.Kept e : entries) {
+                if (e.delete()) {
+                    mem.memtable.delete(e.seq(), e.key());
+                } else {
+                    mem.memtable.add(e.seq(), e.key(), e.value());
+                }
+            }
+        } finally {
+            insertLock.unlock();
+        }
+    }
+
+    /**
+     * Makes {@code next} the current version, replacing the frozen memtable it absorbed: writes the
+     * MANIFEST (crash-atomic), swaps the view, then lets go of what the new version no longer uses.
+     *
+     * @param next     the new version; its creator reference passes to the engine
+     * @param replaced partitions of the old version that {@code next} does not list
+     */
+    void install(Version next, List<Partition> replaced) throws IOException {
+        Manifest.syncDirectory(dir);
+        long firstLiveWal;
+        Manifest.Data data;
+        lock.lock();
+        try {
+            firstLiveWal = view.mem.firstWal;
+            data = new Manifest.Data(nextFile.get(), firstLiveWal, lastSeq, next.sequence(), Manifest.entries(next));
+        } finally {
+            lock.unlock();
+        }
+        try {
+            counters.flushBytes.add(Manifest.write(dir, data));
+        } catch (IOException | RuntimeException e) {
+            next.release();
+            throw e;
+        }
+        Set<TableHandle> kept = new HashSet<>();
+        for (Partition p : next.partitions()) {
+            kept.addAll(p.tables());
+        }
+        for (Partition p : replaced) {
+            p.markObsolete();
+            for (TableHandle t : p.tables()) {
+                if (!kept.contains(t)) {
+                    t.markObsolete();
+                    cache.evictFile(t.fileNumber());
+                }
+            }
+        }
+        lock.lock();
+        try {
+            swap(new View(view.mem, null, next));
+            next.release();
+            roomMade.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        deleteWalsBefore(firstLiveWal);
+    }
+
+    private void deleteWalsBefore(long firstLiveWal) throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + FileNames.WAL)) {
+            for (Path f : files) {
+                OptionalLong n = FileNames.number(f.getFileName().toString(), FileNames.WAL);
+                if (n.isPresent() && n.getAsLong() < firstLiveWal) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+    }
+
+    /** A background failure: writes fail from now on with it as the cause; reads go on. */
+    void failed(Throwable t) {
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = t;
+            }
+            roomMade.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ stats, close
+
+    public Stats stats() {
+        View v = acquireView();
+        try {
+            long keys = v.mem.memtable.entryCount();
+            long offHeap = v.mem.memtable.memoryBytes() + cache.memoryBytes();
+            if (v.imm != null) {
+                keys += v.imm.memtable.entryCount();
+                offHeap += v.imm.memtable.memoryBytes();
+            }
+            long disk = 0;
+            for (Partition p : v.version.partitions()) {
+                keys += p.keyCount();
+                offHeap += p.memoryBytes();
+                disk += p.diskBytes();
+            }
+            disk += otherFileBytes();
+            Counters c = counters;
+            return new Stats(keys, disk, v.version.tableCount(), v.version.partitionCount(), c.userBytes.sum(),
+                    c.walBytes.sum(), c.flushBytes.sum(),
+                    new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum()),
+                    offHeap, cache.memoryBytes(), c.stallNanos.sum());
+        } finally {
+            v.release();
+        }
+    }
+
+    /** Bytes of the WALs and the MANIFEST. */
+    private long otherFileBytes() {
+        long sum = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                String name = f.getFileName().toString();
+                if (name.endsWith(FileNames.WAL) || name.equals(FileNames.MANIFEST)) {
+                    sum += Files.size(f);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+        return sum;
+    }
+
+    /** Throws {@link ClosedException} once the store is closed. */
+    public void checkOpen() {
+        if (closed) {
+            throw new ClosedException("RemixDB at " + dir);
+        }
+    }
+
+    private void checkWritable() throws IOException {
+        checkOpen();
+        Throwable f = failure;
+        if (f != null) {
+            throw new IOException("RemixDB at " + dir + " cannot write after a failure: " + f, f);
+        }
+    }
+
+    /**
+     * Waits for writes in progress and the running compaction, closes open cursors, syncs the WAL
+     * and frees every file and segment. Idempotent.
+     */
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            roomMade.signalAll();
+            workReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        Throwable error = null;
+        try {
+            compactor.close();
+        } catch (Throwable t) {
+            error = t;
+        }
+        // A leader that passed its checks before close still finishes its group: wait for it.
+        insertLock.lock();
+        try {
+            wal.close();
+        } catch (Throwable t) {
+            error = addTo(error, t);
+        } finally {
+            insertLock.unlock();
+        }
+        for (EngineCursor c : List.copyOf(cursors)) {
+            c.close();
+        }
+        try {
+            view.release();
+        } catch (Throwable t) {
+            error = addTo(error, t);
+        }
+        for (AutoCloseable c : new AutoCloseable[] {cache, reader, fileLock, lockChannel}) {
+            try {
+                c.close();
+            } catch (Throwable t) {
+                error = addTo(error, t);
+            }
+        }
+        rethrow(error);
+    }
+
+    private static Throwable addTo(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    /** Waits until no frozen memtable is left (for tests and benchmarks); false on timeout. */
+    public boolean awaitCompaction(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        lock.lock();
+        try {
+            while (view.imm != null && failure == null && !closed) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                roomMade.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Freezes the active memtable now if it holds anything, so that compaction picks it up (tests,
+     * benchmarks). It takes its turn in the writer queue, so no write is in flight during the switch.
+     */
+    public void flush() throws IOException {
+        write(List.of(), false, true);
+    }
+
+    @Override
+    public String toString() {
+        return "RemixDB[" + dir + "]";
+    }
+}

@@ -1,0 +1,114 @@
+package dev.remixdb.engine;
+
+import dev.remixdb.table.TableInfo;
+import dev.remixdb.table.TableOptions;
+import dev.remixdb.table.TableWriter;
+import dev.remixdb.version.FileNames;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * Writes a sorted stream of entries into table files, starting a new file when the current one
+ * reaches the target size. On failure, {@link #close()} deletes every file it created.
+ */
+final class TableSink implements AutoCloseable {
+    /** One finished table file. */
+    record Output(long number, Path path, TableInfo info, byte[] firstKey) {}
+
+    private final Path dir;
+    private final LongSupplier numbers;
+    private final TableOptions options;
+    private final long targetBytes;
+    private final List<Output> outputs = new ArrayList<>();
+    private TableWriter writer;
+    private long number;
+    private Path path;
+    private byte[] firstKey;
+    private boolean finished;
+
+    TableSink(Path dir, LongSupplier numbers, TableOptions options, long targetBytes) {
+        this.dir = dir;
+        this.numbers = numbers;
+        this.options = options;
+        this.targetBytes = targetBytes;
+    }
+
+    void add(MemorySegment key, long keyOff, int keyLen, MemorySegment value, long valueOff, int valueLen,
+             boolean tombstone) throws IOException {
+        if (writer == null) {
+            number = numbers.getAsLong();
+            path = FileNames.table(dir, number);
+            writer = new TableWriter(path, options);
+            firstKey = key.asSlice(keyOff, keyLen).toArray(ValueLayout.JAVA_BYTE);
+        }
+        writer.add(key, keyOff, keyLen, value, valueOff, valueLen, tombstone);
+        if (writer.estimatedBytes() >= targetBytes) {
+            cut();
+        }
+    }
+
+    /** Adds the merge's current entry. */
+    void add(Source s) throws IOException {
+        add(s.keySegment(), s.keyOffset(), s.keyLength(), s.valueSegment(), s.valueOffset(), s.valueLength(),
+                s.isTombstone());
+    }
+
+    private void cut() throws IOException {
+        TableInfo info = writer.finish();
+        writer.close();
+        writer = null;
+        outputs.add(new Output(number, path, info, firstKey));
+    }
+
+    /** Finishes the last file; returns every file written, in key order. */
+    List<Output> finish() throws IOException {
+        if (writer != null) {
+            cut();
+        }
+        finished = true;
+        return List.copyOf(outputs);
+    }
+
+    /** Bytes of the finished files. */
+    long bytesWritten() {
+        long sum = 0;
+        for (Output o : outputs) {
+            sum += o.info().fileBytes();
+        }
+        return sum;
+    }
+
+    /** Before {@link #finish()}: abandons the output and deletes its files. After: nothing. */
+    @Override
+    public void close() throws IOException {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        IOException failure = null;
+        if (writer != null) {
+            writer.close();
+        }
+        for (Output o : outputs) {
+            try {
+                Files.deleteIfExists(o.path());
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package dev.remixdb.engine;
+
+import dev.remixdb.remix.Remix;
+import dev.remixdb.remix.RemixCursor;
+import dev.remixdb.version.Partition;
+import dev.remixdb.version.Version;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * A sequence of partitions as one {@link Source}: a REMIX cursor walks one partition's sorted view
+ * (REMIX §3.3: no key comparisons between runs), then the next partition's. With
+ * {@link RemixCursor.Mode#LIVE} it yields what a user sees; with {@link RemixCursor.Mode#NEWEST}
+ * tombstones too (compaction input).
+ */
+final class VersionSource implements Source {
+    private final List<Partition> partitions;
+    private final RemixCursor.Mode mode;
+    private int index = -1;
+    private RemixCursor cursor;
+
+    VersionSource(Version version, RemixCursor.Mode mode) {
+        this(version.partitions(), mode);
+    }
+
+    /** Over given partitions (contiguous, in key order). */
+    VersionSource(List<Partition> partitions, RemixCursor.Mode mode) {
+        this.partitions = partitions;
+        this.mode = mode;
+    }
+
+    @Override
+    public void seekToFirst() {
+        open(0);
+        if (cursor != null) {
+            cursor.seekToFirst();
+        }
+        skipEmpty();
+    }
+
+    @Override
+    public void seek(MemorySegment key, long offset, int length) {
+        byte[] k = key.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        open(find(k));
+        if (cursor != null) {
+            cursor.seek(key, offset, length);
+        }
+        skipEmpty();
+    }
+
+    private int find(byte[] key) {
+        int found = 0;
+        for (int lo = 1, hi = partitions.size() - 1; lo <= hi; ) {
+            int mid = (lo + hi) >>> 1;
+            if (dev.remixdb.version.Bytes.compare(partitions.get(mid).lower(), key) <= 0) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    /** Opens a cursor on partition {@code i} (none when it has no tables). */
+    private void open(int i) {
+        closeCursor();
+        index = i;
+        if (i < partitions.size()) {
+            Remix remix = partitions.get(i).remix();
+            if (remix != null) {
+                cursor = remix.cursor(mode);
+            }
+        }
+    }
+
+    /** Moves on to the first entry of the following partitions while the current one is exhausted. */
+    private void skipEmpty() {
+        while ((cursor == null || !cursor.isValid()) && index + 1 < partitions.size()) {
+            open(index + 1);
+            if (cursor != null) {
+                cursor.seekToFirst();
+            }
+        }
+    }
+
+    @Override
+    public boolean isValid() {
+        return cursor != null && cursor.isValid();
+    }
+
+    @Override
+    public void next() {
+        cursor.next();
+        skipEmpty();
+    }
+
+    @Override
+    public MemorySegment keySegment() {
+        return cursor.keySegment();
+    }
+
+    @Override
+    public long keyOffset() {
+        return cursor.keyOffset();
+    }
+
+    @Override
+    public int keyLength() {
+        return cursor.keyLength();
+    }
+
+    @Override
+    public boolean isTombstone() {
+        return cursor.isTombstone();
+    }
+
+    @Override
+    public MemorySegment valueSegment() {
+        return cursor.valueSegment();
+    }
+
+    @Override
+    public long valueOffset() {
+        return cursor.valueOffset();
+    }
+
+    @Override
+    public int valueLength() {
+        return cursor.valueLength();
+    }
+
+    private void closeCursor() {
+        if (cursor != null) {
+            cursor.close();
+            cursor = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeCursor();
+        index = partitions.size();
+    }
+}

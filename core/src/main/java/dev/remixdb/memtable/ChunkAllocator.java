@@ -1,0 +1,106 @@
+package dev.remixdb.memtable;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * The off-heap memory of one memtable: chunks of one shared arena, handed out bump-pointer style
+ * to the single writer and addressed by 64-bit handles {@code chunkIndex << 32 | offsetInChunk}.
+ *
+ * <p>Handles instead of raw addresses keep every access bounds- and liveness-checked by the FFM
+ * API: a reader racing with {@link #close()} gets an {@link IllegalStateException}, not a crash.
+ * Handle 0 is never handed out as a node (every node sits after its next pointers, so its offset
+ * is at least 8), which lets 0 mean "no node" in the skip list.
+ *
+ * <p>An allocation larger than a quarter of a chunk gets a chunk of its own, so a 64 MiB value
+ * neither needs 64 MiB chunks nor wastes the tail of the current one.
+ */
+final class ChunkAllocator implements AutoCloseable {
+    static final long NULL = 0;
+
+    private final Arena arena = Arena.ofShared();
+    private final int chunkSize;
+    /**
+     * Readers index this array with the chunk part of a handle they loaded with acquire semantics;
+     * the writer stores the chunk into the array (or publishes a grown copy through this volatile
+     * field) before it publishes any handle that points into the chunk.
+     */
+    private volatile MemorySegment[] chunks = new MemorySegment[16];
+    /** Read-only views of the chunks, for callers outside the memtable; published like {@link #chunks}. */
+    private volatile MemorySegment[] views = new MemorySegment[16];
+    private int chunkCount;
+    private int currentChunk = -1;
+    private long used;
+    private volatile long reservedBytes;
+
+    ChunkAllocator(int chunkSize) {
+        this.chunkSize = chunkSize;
+    }
+
+    /** Reserves {@code size} bytes (a multiple of 8, 8-aligned, zero-filled); writer only. */
+    long allocate(long size) {
+        if (size > chunkSize / 4) {
+            return handle(addChunk(size), 0);
+        }
+        if (currentChunk < 0 || used + size > chunkSize) {
+            currentChunk = addChunk(chunkSize);
+            used = 0;
+        }
+        long at = used;
+        used += size;
+        return handle(currentChunk, at);
+    }
+
+    private int addChunk(long size) {
+        MemorySegment chunk = arena.allocate(size, 8);
+        MemorySegment[] array = chunks;
+        MemorySegment[] viewArray = views;
+        if (chunkCount == array.length) {
+            array = Arrays.copyOf(array, array.length * 2);
+            viewArray = Arrays.copyOf(viewArray, viewArray.length * 2);
+        }
+        array[chunkCount] = chunk;
+        viewArray[chunkCount] = chunk.asReadOnly();
+        // Volatile writes, also when the arrays did not grow: they order the slot stores.
+        views = viewArray;
+        chunks = array;
+        reservedBytes += size;
+        return chunkCount++;
+    }
+
+    private static long handle(int chunk, long offset) {
+        return (long) chunk << 32 | offset;
+    }
+
+    /** The chunk a handle points into. */
+    MemorySegment segment(long handle) {
+        return chunks[(int) (handle >>> 32)];
+    }
+
+    /** A read-only view of the chunk a handle points into. */
+    MemorySegment view(long handle) {
+        return views[(int) (handle >>> 32)];
+    }
+
+    /** The offset of a handle inside its chunk. */
+    static long offset(long handle) {
+        return handle & 0xFFFF_FFFFL;
+    }
+
+    long reservedBytes() {
+        return reservedBytes;
+    }
+
+    boolean isOpen() {
+        return arena.scope().isAlive();
+    }
+
+    /** Frees every chunk; views handed out before become inaccessible. Idempotent. */
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,218 @@
+package dev.remixdb.memtable;
+
+import static dev.remixdb.memtable.ChunkAllocator.NULL;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Walks a {@link Memtable} at a snapshot: for each distinct key, its newest version with seq
+ * {@code <= snapshotSeq}, tombstones included (see {@link #isTombstone()}). Keys whose versions are
+ * all newer than the snapshot are skipped.
+ *
+ * <p>Every entry with seq {@code <= snapshotSeq} that was added before the cursor was created is
+ * seen; entries with a larger seq never are, whenever they are added. An entry with an old seq
+ * added while the cursor is in use (the engine re-inserting data) may or may not be seen.
+ *
+ * <p>{@link #next()} follows level 0 of the skip list; {@link #prev()} searches again from the
+ * head, which costs O(log n) per step since nodes have no back pointers. The key and value
+ * accessors return the chunk that holds them plus an offset and a length, so reading allocates
+ * nothing; {@link #key()} and {@link #value()} copy. A cursor is used by one thread at a time.
+ */
+public final class MemtableCursor implements AutoCloseable {
+    /** Older versions of the current key walked over by {@link #next()} before searching instead. */
+    private static final int MAX_VERSION_HOPS = 8;
+
+    private final Memtable table;
+    private final long snapshotSeq;
+    private long node = NULL;
+    private boolean closed;
+
+    MemtableCursor(Memtable table, long snapshotSeq) {
+        this.table = table;
+        this.snapshotSeq = snapshotSeq;
+    }
+
+    /** The snapshot this cursor reads at. */
+    public long snapshotSeq() {
+        return snapshotSeq;
+    }
+
+    /** Moves to the first key {@code >= key}. */
+    public void seek(MemorySegment key, long off, int len) {
+        check();
+        node = firstVisibleFrom(table.ceiling(key, off, len, snapshotSeq, null));
+    }
+
+    /** Moves to the first key {@code >= key}. */
+    public void seek(byte[] key) {
+        seek(MemorySegment.ofArray(key), 0, key.length);
+    }
+
+    /** Moves to the last key {@code <= key}. */
+    public void seekForPrev(MemorySegment key, long off, int len) {
+        check();
+        long n = table.ceiling(key, off, len, snapshotSeq, null);
+        // A node of the key itself found at or below the snapshot is its newest visible version.
+        node = n != NULL && table.keyEquals(n, key, off, len) ? n : newestVisibleUpTo(table.lastBelow(key, off, len));
+    }
+
+    /** Moves to the last key {@code <= key}. */
+    public void seekForPrev(byte[] key) {
+        seekForPrev(MemorySegment.ofArray(key), 0, key.length);
+    }
+
+    /** Moves to the first key. */
+    public void seekToFirst() {
+        check();
+        node = firstVisibleFrom(table.next(table.head(), 0));
+    }
+
+    /** Moves to the last key. */
+    public void seekToLast() {
+        check();
+        node = newestVisibleUpTo(table.last());
+    }
+
+    /** Whether the cursor is at an entry. */
+    public boolean isValid() {
+        check();
+        return node != NULL;
+    }
+
+    /** Moves to the next key. */
+    public void next() {
+        checkPositioned();
+        long n = table.next(node, 0);
+        for (int hops = 0; n != NULL && table.sameKey(n, node); hops++) {
+            if (hops == MAX_VERSION_HOPS) {
+                // Many versions of one key: skip them all with one search.
+                n = table.ceilingOfKey(node, Long.MIN_VALUE);
+                break;
+            }
+            n = table.next(n, 0);
+        }
+        node = firstVisibleFrom(n);
+    }
+
+    /** Moves to the previous key. */
+    public void prev() {
+        checkPositioned();
+        node = newestVisibleUpTo(table.lastBelow(table.segment(node), table.keyOffset(node), table.keyLength(node)));
+    }
+
+    /** The node handle of the current entry, for the {@link Memtable} accessors. */
+    public long node() {
+        checkPositioned();
+        return node;
+    }
+
+    /** The chunk holding the current key; with {@link #keyOffset()} and {@link #keyLength()}. Valid while the memtable is open. */
+    public MemorySegment keySegment() {
+        checkPositioned();
+        return table.segment(node);
+    }
+
+    /** Offset of the current key in {@link #keySegment()}. */
+    public long keyOffset() {
+        checkPositioned();
+        return table.keyOffset(node);
+    }
+
+    /** Length of the current key. */
+    public int keyLength() {
+        checkPositioned();
+        return table.keyLength(node);
+    }
+
+    /** A copy of the current key. */
+    public byte[] key() {
+        checkPositioned();
+        return table.key(node);
+    }
+
+    /** Whether the current entry is a tombstone. */
+    public boolean isTombstone() {
+        checkPositioned();
+        return table.isTombstone(node);
+    }
+
+    /** The seq of the current entry. */
+    public long seq() {
+        checkPositioned();
+        return table.seq(node);
+    }
+
+    /** The chunk holding the current value; with {@link #valueOffset()} and {@link #valueLength()}. Valid while the memtable is open. */
+    public MemorySegment valueSegment() {
+        checkPositioned();
+        return table.segment(node);
+    }
+
+    /** Offset of the current value in {@link #valueSegment()}. */
+    public long valueOffset() {
+        checkPositioned();
+        return table.valueOffset(node);
+    }
+
+    /** Length of the current value; 0 for a tombstone. */
+    public int valueLength() {
+        checkPositioned();
+        return table.valueLength(node);
+    }
+
+    /** A copy of the current value (empty for a tombstone). */
+    public byte[] value() {
+        checkPositioned();
+        return table.valueSegment(node).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /** Releases nothing (the memtable owns the memory) but makes later calls fail. */
+    @Override
+    public void close() {
+        closed = true;
+        node = NULL;
+    }
+
+    /**
+     * From the first node of some key (or 0), the first node at or below the snapshot. Versions of
+     * a key are ordered newest first, so the first one at or below the snapshot is the one to show,
+     * and a key with none is passed over into the next key's first node.
+     */
+    private long firstVisibleFrom(long n) {
+        while (n != NULL && table.seq(n) > snapshotSeq) {
+            n = table.next(n, 0);
+        }
+        return n;
+    }
+
+    /**
+     * From the last node of some key (its oldest version) or the head, the newest visible version of
+     * the last key up to there that has one. If even the oldest version is newer than the snapshot,
+     * so are all the others, and the key is skipped without a search.
+     */
+    private long newestVisibleUpTo(long last) {
+        long p = last;
+        while (p != table.head()) {
+            if (table.seq(p) <= snapshotSeq) {
+                return table.ceilingOfKey(p, snapshotSeq);
+            }
+            p = table.lastBelow(table.segment(p), table.keyOffset(p), table.keyLength(p));
+        }
+        return NULL;
+    }
+
+    private void check() {
+        if (closed) {
+            throw new IllegalStateException("memtable cursor is closed");
+        }
+        table.checkOpen();
+    }
+
+    private void checkPositioned() {
+        check();
+        if (node == NULL) {
+            throw new IllegalStateException("memtable cursor is not positioned at an entry");
+        }
+    }
+}

@@ -1,0 +1,338 @@
+package dev.remixdb.table;
+
+import dev.remixdb.cache.BlockCache;
+import dev.remixdb.cache.BlockLoader;
+import dev.remixdb.cache.CachedBlock;
+import dev.remixdb.remix.Keys;
+import dev.remixdb.remix.RunAddress;
+import dev.remixdb.remix.RunCursor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A cursor over a {@link Table}. Not thread-safe: one per thread.
+ *
+ * <p>The position is (block, key index), changed by {@link #seekTo}, {@link #next}, {@link #prev} and
+ * {@link #skip} from the in-memory block records alone. The block itself is read only when a key,
+ * value or flag is asked for, so the REMIX's "seek to the segment's cursor offset, then skip k keys"
+ * (REMIX §3.2) reads one block, not two. {@link #seek} routes through the in-memory block index and
+ * binary-searches one block.
+ *
+ * <p>The cursor pins at most one cached block at a time (a jumbo block instead lives in the cursor's
+ * own buffer). Key and value segments are views of that memory: valid until the cursor moves or
+ * closes. I/O errors surface as {@link UncheckedIOException} naming the file and offset; damaged data
+ * as {@link dev.remixdb.remix.CorruptionException}.
+ */
+public final class TableCursor implements RunCursor {
+    private final Table table;
+    private final DataBlocks blocks;
+    private final int blockCount;
+    private final BlockLoader loader = this::loadInto;
+
+    private int block;
+    private int index;
+    private int count;
+
+    private int loaded = -1;
+    private MemorySegment data;
+    private CachedBlock pinned;
+    private int loading;
+
+    private boolean decoded;
+    private long keyOffset;
+    private int keyLength;
+    private int valueLength;
+    private boolean tombstone;
+
+    private byte[] scratch;
+    private CursorBuffer jumbo;
+    private CursorBuffer jumboStored;
+    private boolean closed;
+
+    TableCursor(Table table) {
+        this.table = table;
+        this.blocks = table.blocks();
+        this.blockCount = table.blockCount();
+        this.block = blockCount;
+    }
+
+    // ------------------------------------------------------------------ positioning (metadata only)
+
+    private void setBlock(int b) {
+        block = b;
+        count = b < blockCount ? blocks.keyCount(b) : 0;
+        decoded = false;
+    }
+
+    @Override
+    public void seekTo(int address) {
+        checkUsable();
+        int b = RunAddress.block(address);
+        int i = RunAddress.index(address);
+        if (b > blockCount || (b == blockCount && i != 0) || (b < blockCount && i >= blocks.keyCount(b))) {
+            throw new IllegalArgumentException("address " + RunAddress.toString(address) + " is not in " + table
+                    + " (" + blockCount + " blocks)");
+        }
+        setBlock(b);
+        index = i;
+    }
+
+    @Override
+    public void seek(MemorySegment key, long offset, int length) {
+        checkUsable();
+        if (blockCount == 0) {
+            setBlock(0);
+            index = 0;
+            return;
+        }
+        setBlock(table.index().find(key, offset, length));
+        load();
+        int lo = 0;
+        int hi = count;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            decode(mid);
+            if (Keys.compare(data, keyOffset, keyLength, key, offset, length) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo == count) {
+            setBlock(block + 1);  // all keys of the block are smaller: the answer is the next block's first
+            index = 0;
+        } else {
+            index = lo;
+            decoded = false;
+        }
+    }
+
+    @Override
+    public boolean isValid() {
+        return block < blockCount;
+    }
+
+    @Override
+    public int address() {
+        return RunAddress.of(block, block < blockCount ? index : 0);
+    }
+
+    @Override
+    public void next() {
+        checkUsable();
+        if (block >= blockCount) {
+            return;
+        }
+        decoded = false;
+        if (++index >= count) {
+            setBlock(block + 1);
+            index = 0;
+        }
+    }
+
+    @Override
+    public void prev() {
+        checkUsable();
+        decoded = false;
+        if (block < blockCount && index > 0) {
+            index--;
+        } else if (block > 0) {
+            setBlock(block - 1);
+            index = count - 1;
+        } else {
+            setBlock(blockCount);  // before the first key: invalid, parked at the end
+            index = 0;
+        }
+    }
+
+    @Override
+    public void skip(int n) {
+        checkUsable();
+        decoded = false;
+        if (n >= 0) {
+            long i = (long) index + n;
+            while (block < blockCount && i >= count) {
+                i -= count;
+                setBlock(block + 1);
+            }
+            index = block < blockCount ? (int) i : 0;
+        } else {
+            if (block == blockCount && blockCount > 0) {
+                setBlock(blockCount - 1);
+                index = count;
+            }
+            long i = (long) index + n;
+            while (i < 0 && block > 0) {
+                setBlock(block - 1);
+                i += count;
+            }
+            if (i < 0) {
+                throw new IllegalArgumentException("skip(" + n + ") moves before the first key of " + table);
+            }
+            index = (int) i;
+        }
+    }
+
+    // ------------------------------------------------------------------ the current entry
+
+    @Override
+    public MemorySegment keySegment() {
+        entry();
+        return data;
+    }
+
+    @Override
+    public long keyOffset() {
+        entry();
+        return keyOffset;
+    }
+
+    @Override
+    public int keyLength() {
+        entry();
+        return keyLength;
+    }
+
+    @Override
+    public boolean isTombstone() {
+        entry();
+        return tombstone;
+    }
+
+    @Override
+    public MemorySegment valueSegment() {
+        entry();
+        return data;
+    }
+
+    @Override
+    public long valueOffset() {
+        entry();
+        return keyOffset + keyLength;
+    }
+
+    @Override
+    public int valueLength() {
+        entry();
+        return valueLength;
+    }
+
+    @Override
+    public int compareKey(MemorySegment key, long offset, int length) {
+        entry();
+        return Keys.compare(data, keyOffset, keyLength, key, offset, length);
+    }
+
+    private void entry() {
+        checkUsable();
+        if (!decoded) {
+            if (block >= blockCount) {
+                throw new IllegalStateException("cursor over " + table + " is not at a key");
+            }
+            load();
+            decode(index);
+            decoded = true;
+        }
+    }
+
+    /** Decodes entry {@code i} of the loaded block (checked when it was loaded, so no bounds checks here). */
+    private void decode(int i) {
+        long at = Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * i));
+        long limit = data.byteSize();
+        long k = TableFormat.getVarint(data, at, limit);
+        at += k & 7;
+        long v = TableFormat.getVarint(data, at, limit);
+        keyOffset = at + (v & 7);
+        keyLength = (int) (k >>> 3);
+        int field = (int) (v >>> 3);
+        valueLength = field >>> 1;
+        tombstone = (field & 1) != 0;
+    }
+
+    // ------------------------------------------------------------------ block loading
+
+    private void load() {
+        if (loaded == block) {
+            return;
+        }
+        releaseBlock();
+        int raw = blocks.rawLength(block);
+        try {
+            if (raw <= BlockCache.SLOT_BYTES) {
+                loading = block;
+                pinned = table.cache().get(table.fileId(), block, raw, loader);
+                data = pinned.segment();
+            } else {
+                if (jumbo == null) {
+                    jumbo = new CursorBuffer();
+                }
+                MemorySegment dst = jumbo.get(raw);
+                blocks.read(block, dst, scratch(block));
+                data = dst;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(table.path() + ": reading block " + block + " at offset "
+                    + blocks.offset(block) + " failed: " + e.getMessage(), e);
+        }
+        loaded = block;
+    }
+
+    /** The cache's loader: fills a slot with block {@link #loading}. */
+    private void loadInto(MemorySegment dst) throws IOException {
+        blocks.read(loading, dst, scratch(loading));
+    }
+
+    /** Room for block {@code b}'s stored bytes when it is compressed; null when it is not. */
+    private MemorySegment scratch(int b) {
+        if (!blocks.compressed(b)) {
+            return null;
+        }
+        int stored = blocks.storedLength(b);
+        if (stored <= BlockCache.SLOT_BYTES) {
+            // Heap, so that a cursor that never meets a jumbo block owns no arena to close.
+            if (scratch == null) {
+                scratch = new byte[BlockCache.SLOT_BYTES];
+            }
+            return MemorySegment.ofArray(scratch);
+        }
+        if (jumboStored == null) {
+            jumboStored = new CursorBuffer();
+        }
+        return jumboStored.get(stored);
+    }
+
+    private void releaseBlock() {
+        if (pinned != null) {
+            CachedBlock b = pinned;
+            pinned = null;
+            b.release();
+        }
+        loaded = -1;
+        data = null;
+    }
+
+    private void checkUsable() {
+        if (closed) {
+            throw new IllegalStateException("cursor over " + table + " is closed");
+        }
+        table.checkOpen();
+    }
+
+    /** Releases the pinned block and frees the cursor's buffers. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        block = blockCount;
+        releaseBlock();
+        if (jumbo != null) {
+            jumbo.close();
+        }
+        if (jumboStored != null) {
+            jumboStored.close();
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package dev.remixdb.version;
+
+import dev.remixdb.remix.Remix;
+import dev.remixdb.table.Table;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One key range of the store (REMIX §4): up to a few table files (runs, oldest first) and the REMIX
+ * that indexes them as one sorted view. A partition covers [{@link #lower()}, next partition's lower).
+ *
+ * <p>A partition is immutable: compaction makes a new one. It is shared by every version that lists
+ * it, holds a reference to each of its tables, and owns its REMIX (closed, and its file deleted when
+ * obsolete, by the last release).
+ */
+public final class Partition extends RefCounted {
+    private final byte[] lower;
+    private final List<TableHandle> tables;
+    private final Remix remix;
+    private final long remixFile;
+    private final Path remixPath;
+    private volatile boolean obsolete;
+
+    /**
+     * Takes over {@code remix} and one new reference to each table (the caller retains them).
+     *
+     * @param remixPath the REMIX file, or null when there are no tables
+     */
+    public Partition(byte[] lower, List<TableHandle> tables, Remix remix, long remixFile, Path remixPath) {
+        if ((remix == null) != tables.isEmpty()) {
+            throw new IllegalArgumentException("a partition has a REMIX exactly when it has tables");
+        }
+        this.lower = lower.clone();
+        this.tables = List.copyOf(tables);
+        this.remix = remix;
+        this.remixFile = remixFile;
+        this.remixPath = remixPath;
+    }
+
+    /** An empty partition starting at {@code lower}. */
+    public static Partition empty(byte[] lower) {
+        return new Partition(lower, List.of(), null, 0, null);
+    }
+
+    /** The smallest key of the range (the empty key for the first partition). Do not modify. */
+    public byte[] lower() {
+        return lower;
+    }
+
+    /** The tables, oldest first; run i of the REMIX is table i. */
+    public List<TableHandle> tables() {
+        return tables;
+    }
+
+    /** The tables as REMIX runs. */
+    public List<Table> runs() {
+        List<Table> runs = new ArrayList<>(tables.size());
+        for (TableHandle t : tables) {
+            runs.add(t.table());
+        }
+        return runs;
+    }
+
+    /** The REMIX over the tables, or null when the partition has none. */
+    public Remix remix() {
+        return remix;
+    }
+
+    /** The REMIX file's number, 0 when there is none. */
+    public long remixFile() {
+        return remixFile;
+    }
+
+    public long tableBytes() {
+        long sum = 0;
+        for (TableHandle t : tables) {
+            sum += t.table().fileBytes();
+        }
+        return sum;
+    }
+
+    public long keyCount() {
+        long sum = 0;
+        for (TableHandle t : tables) {
+            sum += t.table().keyCount();
+        }
+        return sum;
+    }
+
+    /** Native memory of the REMIX and the tables' metadata. */
+    public long memoryBytes() {
+        long sum = remix == null ? 0 : remix.memoryBytes();
+        for (TableHandle t : tables) {
+            sum += t.table().memoryBytes();
+        }
+        return sum;
+    }
+
+    /** Disk bytes of the tables and the REMIX file. */
+    public long diskBytes() {
+        long sum = tableBytes();
+        if (remixPath != null) {
+            try {
+                sum += Files.size(remixPath);
+            } catch (IOException e) {
+                // Only a statistic: a file deleted under us by another tool is reported as 0.
+            }
+        }
+        return sum;
+    }
+
+    /** This partition's REMIX file is deleted once no version uses it any more. */
+    public void markObsolete() {
+        obsolete = true;
+    }
+
+    @Override
+    protected void free() {
+        // The REMIX refers to the tables' runs: close it before the tables can close.
+        if (remix != null) {
+            remix.close();
+        }
+        RuntimeException failure = null;
+        if (obsolete && remixPath != null) {
+            try {
+                Files.deleteIfExists(remixPath);
+            } catch (IOException e) {
+                failure = new UncheckedIOException("cannot delete obsolete REMIX " + remixPath, e);
+            }
+        }
+        for (TableHandle t : tables) {
+            try {
+                t.release();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "partition[lower=" + Bytes.toString(lower) + ", tables=" + tables.size() + "]";
+    }
+}

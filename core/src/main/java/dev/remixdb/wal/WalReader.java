@@ -1,0 +1,272 @@
+package dev.remixdb.wal;
+
+import static dev.remixdb.wal.WalFormat.DELETE;
+import static dev.remixdb.wal.WalFormat.FILE_HEADER_SIZE;
+import static dev.remixdb.wal.WalFormat.INT;
+import static dev.remixdb.wal.WalFormat.LONG;
+import static dev.remixdb.wal.WalFormat.MAX_PAYLOAD;
+import static dev.remixdb.wal.WalFormat.PAYLOAD_PREFIX;
+import static dev.remixdb.wal.WalFormat.PUT;
+import static dev.remixdb.wal.WalFormat.RECORD_HEADER_SIZE;
+import static dev.remixdb.wal.WalFormat.crc;
+
+import dev.remixdb.remix.CorruptionException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+
+/**
+ * Replays a WAL written by {@link WalWriter}, record by record, with bounded memory (a read window
+ * in a confined arena). A record's ops reach the visitor only after its checksums and structure
+ * have been verified, so a record is applied whole or not at all.
+ *
+ * <p>Torn tail: a crash can leave the last record incomplete, and the file system may have
+ * extended the file with zeros. A record at offset {@code p} is a <em>torn tail</em> when
+ * <ul>
+ *   <li>fewer than 12 bytes (its header) remain in the file, or</li>
+ *   <li>its header is intact but its payload runs past the end of the file, or</li>
+ *   <li>its header checksum fails and every byte after the header, to the end of the file, is zero, or</li>
+ *   <li>its payload checksum fails and every byte after the record, to the end of the file, is zero.</li>
+ * </ul>
+ * A zero-filled tail after the last record is a torn tail by the third rule. A file shorter than
+ * its 24-byte header whose bytes are a prefix of the expected header (or zeros), and a file of
+ * zeros only, are torn at offset 0: the WAL was being created. With {@code tolerateTornTail}, the
+ * file is truncated to the end of the last good record (and synced), so a second replay ends
+ * cleanly; without it, a torn tail is a {@link CorruptionException}.
+ *
+ * <p>Corruption (always a {@link CorruptionException} naming the file and the offset of the bad
+ * record or field): a checksum failure followed by non-zero bytes, a record header whose checksum
+ * passes but whose length is out of range, a payload that passes its checksum but does not parse,
+ * and a file header with the wrong magic, checksum, version or file number.
+ */
+public final class WalReader {
+    /**
+     * Receives the ops of a WAL in order. The key and value are {@code [off, off + len)} of a
+     * read-only buffer that is reused: copy what must outlive the call.
+     */
+    @FunctionalInterface
+    public interface Visitor {
+        /** One op; for a delete the value length is 0. */
+        void op(long seq, boolean delete, MemorySegment key, long keyOff, int keyLen,
+                MemorySegment value, long valueOff, int valueLen);
+    }
+
+    private final Path path;
+    private final WalInput in;
+    private final Visitor visitor;
+    private long records;
+    private long ops;
+    private long maxSeq = -1;
+    /** Why the log ended early, once a torn tail is found. */
+    private String tornReason;
+    /** Parse position in the read buffer. */
+    private long at;
+
+    private WalReader(Path path, WalInput in, Visitor visitor) {
+        this.path = path;
+        this.in = in;
+        this.visitor = visitor;
+    }
+
+    /**
+     * Replays every record of the WAL at {@code path} in order. Returns what was replayed, where the
+     * good records end, and how many bytes of torn tail were cut (see the class comment). When it
+     * throws, the visitor has already received the records before the bad one: discard what was built.
+     */
+    public static ReplayResult replay(Path path, long expectedFileNumber, boolean tolerateTornTail, Visitor visitor)
+            throws IOException {
+        Objects.requireNonNull(visitor, "visitor");
+        ReplayResult result;
+        String reason;
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+             WalInput in = new WalInput(path, channel, channel.size())) {
+            WalReader reader = new WalReader(path, in, visitor);
+            result = reader.run(expectedFileNumber);
+            reason = reader.tornReason;
+        }
+        if (result.torn()) {
+            if (!tolerateTornTail) {
+                throw new CorruptionException(path, result.validLength(), "torn tail of " + result.tornBytes()
+                        + " bytes: " + reason);
+            }
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+                channel.truncate(result.validLength());
+                channel.force(true);
+            }
+        }
+        return result;
+    }
+
+    private ReplayResult run(long expectedFileNumber) throws IOException {
+        if (!checkFileHeader(expectedFileNumber)) {
+            return result(0);
+        }
+        long pos = FILE_HEADER_SIZE;
+        while (pos < in.size()) {
+            long end = readRecord(pos);
+            if (end < 0) {
+                break;
+            }
+            pos = end;
+        }
+        return result(pos);
+    }
+
+    private ReplayResult result(long validLength) {
+        return new ReplayResult(records, ops, maxSeq, validLength, in.size() - validLength);
+    }
+
+    /** Whether the header is good; false for a torn one (see the class comment). */
+    private boolean checkFileHeader(long expectedFileNumber) throws IOException {
+        long size = in.size();
+        MemorySegment expected = MemorySegment.ofArray(WalFormat.fileHeader(expectedFileNumber));
+        if (size < FILE_HEADER_SIZE) {
+            if (size == 0) {
+                return false;
+            }
+            MemorySegment s = in.load(0, size);
+            if (MemorySegment.mismatch(s, 0, size, expected, 0, size) < 0 || in.zeroFrom(0)) {
+                tornReason = "file header incomplete (" + size + " bytes): the WAL was being created";
+                return false;
+            }
+            throw new CorruptionException(path, 0, "file of " + size + " bytes is neither a WAL nor the start of one");
+        }
+        MemorySegment s = in.load(0, FILE_HEADER_SIZE);
+        if (MemorySegment.mismatch(s, 0, FILE_HEADER_SIZE, expected, 0, FILE_HEADER_SIZE) < 0) {
+            return true;
+        }
+        if (in.zeroFrom(0)) {
+            tornReason = "file holds only zero bytes: the WAL was being created";
+            return false;
+        }
+        s = in.load(0, FILE_HEADER_SIZE);
+        if (MemorySegment.mismatch(s, 0, WalFormat.MAGIC.length, expected, 0, WalFormat.MAGIC.length) >= 0) {
+            throw new CorruptionException(path, 0, "bad magic: not a RemixDB WAL");
+        }
+        int stored = s.get(INT, 20);
+        int actual = crc(s, 0, 20);
+        if (stored != actual) {
+            throw new CorruptionException(path, 20, "file header checksum mismatch: stored " + hex(stored) + ", computed " + hex(actual));
+        }
+        short version = s.get(WalFormat.SHORT, 6);
+        if (version != WalFormat.VERSION) {
+            throw new CorruptionException(path, 6, "unsupported WAL format version " + version + ", expected " + WalFormat.VERSION);
+        }
+        long number = s.get(LONG, 8);
+        if (number != expectedFileNumber) {
+            throw new CorruptionException(path, 8, "WAL file number " + number + ", expected " + expectedFileNumber);
+        }
+        throw new CorruptionException(path, 16, "reserved file header field is not zero");
+    }
+
+    /** Replays the record at {@code pos}; returns the offset after it, or -1 when it is a torn tail. */
+    private long readRecord(long pos) throws IOException {
+        long size = in.size();
+        if (size - pos < RECORD_HEADER_SIZE) {
+            tornReason = "record header at offset " + pos + " incomplete (" + (size - pos) + " bytes)";
+            return -1;
+        }
+        MemorySegment s = in.load(pos, RECORD_HEADER_SIZE);
+        long o = in.offset(pos);
+        int length = s.get(INT, o);
+        int payloadCrc = s.get(INT, o + 4);
+        int stored = s.get(INT, o + 8);
+        int actual = crc(s, o, 8);
+        if (stored != actual) {
+            return tornOrCorrupt(pos, pos + RECORD_HEADER_SIZE,
+                    "record header checksum mismatch at offset " + pos + ": stored " + hex(stored) + ", computed " + hex(actual));
+        }
+        if (length < PAYLOAD_PREFIX || length > MAX_PAYLOAD) {
+            throw new CorruptionException(path, pos, "record payload length out of range: " + Integer.toUnsignedString(length));
+        }
+        long end = pos + RECORD_HEADER_SIZE + length;
+        if (end > size) {
+            tornReason = "record at offset " + pos + " needs " + (end - pos) + " bytes, " + (size - pos) + " remain";
+            return -1;
+        }
+        long payloadPos = pos + RECORD_HEADER_SIZE;
+        s = in.load(payloadPos, length);
+        o = in.offset(payloadPos);
+        actual = crc(s, o, length);
+        if (actual != payloadCrc) {
+            return tornOrCorrupt(pos, end,
+                    "record payload checksum mismatch at offset " + pos + ": stored " + hex(payloadCrc) + ", computed " + hex(actual));
+        }
+        parse(s, o, length, payloadPos, false);
+        parse(s, o, length, payloadPos, true);
+        return end;
+    }
+
+    private long tornOrCorrupt(long pos, long after, String what) throws IOException {
+        if (in.zeroFrom(after)) {
+            tornReason = what + ", only zero bytes after it";
+            return -1;
+        }
+        throw new CorruptionException(path, pos, what + "; non-zero bytes follow, so it is not a torn tail");
+    }
+
+    /**
+     * Checks the structure of a payload that passed its checksum ({@code visit} false), then hands
+     * its ops to the visitor ({@code visit} true): a malformed record is refused before any of it is applied.
+     */
+    private void parse(MemorySegment s, long o, int length, long filePos, boolean visit) {
+        long end = o + length;
+        long firstSeq = s.get(LONG, o);
+        int count = s.get(INT, o + 8);
+        if (firstSeq < 0 || count <= 0 || firstSeq > Long.MAX_VALUE - count) {
+            throw new CorruptionException(path, filePos, "bad first seq " + firstSeq + " or op count " + Integer.toUnsignedString(count));
+        }
+        at = o + PAYLOAD_PREFIX;
+        for (int i = 0; i < count; i++) {
+            long opAt = at;
+            if (at >= end) {
+                throw new CorruptionException(path, filePos + (opAt - o), "record ends before op " + i + " of " + count);
+            }
+            byte type = s.get(ValueLayout.JAVA_BYTE, at++);
+            int keyLen = varint(s, end, filePos - o);
+            int valueLen = varint(s, end, filePos - o);
+            if ((type != PUT && type != DELETE) || keyLen > WalOp.MAX_KEY_LENGTH || valueLen > WalOp.MAX_VALUE_LENGTH
+                    || (type == DELETE && valueLen != 0) || at + keyLen + valueLen > end) {
+                throw new CorruptionException(path, filePos + (opAt - o), "bad op " + i + ": type " + type
+                        + ", key length " + keyLen + ", value length " + valueLen);
+            }
+            if (visit) {
+                visitor.op(firstSeq + i, type == DELETE, s, at, keyLen, s, at + keyLen, valueLen);
+            }
+            at += keyLen + valueLen;
+        }
+        if (at != end) {
+            throw new CorruptionException(path, filePos + (at - o), (end - at) + " bytes after the last op of the record");
+        }
+        if (visit) {
+            records++;
+            ops += count;
+            maxSeq = Math.max(maxSeq, firstSeq + count - 1);
+        }
+    }
+
+    /** An unsigned LEB128 varint below 2^31 at {@link #at}; {@code toFile} maps buffer to file offsets. */
+    private int varint(MemorySegment s, long end, long toFile) {
+        long start = at;
+        int v = 0;
+        for (int shift = 0; shift < 35 && at < end; shift += 7) {
+            int b = s.get(ValueLayout.JAVA_BYTE, at++);
+            v |= (b & 0x7F) << shift;
+            if (b >= 0) {
+                if (v < 0 || (shift == 28 && b > 7)) {
+                    break;
+                }
+                return v;
+            }
+        }
+        throw new CorruptionException(path, start + toFile, "bad varint");
+    }
+
+    private static String hex(int v) {
+        return String.format("%08x", v);
+    }
+}

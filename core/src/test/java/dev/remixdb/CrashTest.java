@@ -1,0 +1,142 @@
+package dev.remixdb;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Kills a writing child JVM ({@link CrashChild}) with SIGKILL at random moments, over and over on
+ * one store, with memtables so small that compactions and manifest switches are always under way.
+ * After each kill the store must open, and every synced operation must be visible: a key holds the
+ * value of its last synced operation or of a later one, never an older value or garbage.
+ */
+class CrashTest {
+    @TempDir
+    Path dir;
+
+    /** Rounds of kill and reopen; raise with -Dremixdb.crash.rounds for a soak run. */
+    private static final int ROUNDS = Integer.getInteger("remixdb.crash.rounds", 8);
+
+    @Test
+    void syncedWritesSurviveKillNine() throws Exception {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        long next = 0;
+        // Operations [start, last synced] of each round: the ones the store must keep. Numbers grow
+        // from round to round, so a higher number is always a later synced operation.
+        List<long[]> synced = new ArrayList<>();
+        for (int round = 0; round < ROUNDS; round++) {
+            int syncEvery = 1 + rnd.nextInt(50);
+            int killAfter = 1 + rnd.nextInt(400);
+            long lastSynced = runChild(next, syncEvery, killAfter);
+            synced.add(new long[] {next, lastSynced});
+            String where = "seed " + seed + " round " + round + " (ops " + next + ".." + lastSynced + " synced)";
+            next = verify(synced, where);
+        }
+    }
+
+    /** Starts the child at operation {@code start}, kills it after {@code killAfter} sync lines. */
+    private long runChild(long start, int syncEvery, int killAfter) throws Exception {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector",
+                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), CrashChild.class.getName(),
+                dir.toString(), Long.toString(start), Integer.toString(syncEvery)));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        long last = -1;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            int lines = 0;
+            for (String line; (line = out.readLine()) != null; ) {
+                if (line.startsWith("S ")) {
+                    last = Long.parseLong(line.substring(2));
+                    if (++lines >= killAfter) {
+                        break;
+                    }
+                }
+            }
+            p.destroyForcibly();
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "child did not die");
+        } finally {
+            p.destroyForcibly();
+        }
+        if (last < 0) {
+            fail("the child wrote nothing; exit code " + p.exitValue());
+        }
+        return last;
+    }
+
+    /**
+     * Opens the store and checks every key against the synced operations; returns the operation the
+     * next child starts at (past every synced operation and every operation the store shows).
+     */
+    private long verify(List<long[]> synced, String where) throws Exception {
+        Map<String, Long> lastSyncedOp = new HashMap<>();
+        long maxSeen = 0;
+        for (long[] range : synced) {
+            for (long i = range[0]; i <= range[1]; i++) {
+                lastSyncedOp.put(new String(CrashChild.key(i), StandardCharsets.UTF_8), i);
+            }
+            maxSeen = Math.max(maxSeen, range[1]);
+        }
+        try (RemixDB db = RemixDB.open(dir, CrashChild.options())) {
+            for (Map.Entry<String, Long> e : lastSyncedOp.entrySet()) {
+                byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
+                long want = e.getValue();
+                byte[] v = db.get(key);
+                if (v == null) {
+                    // Deleted by the last synced operation, or by a later unsynced one.
+                    if (!CrashChild.isDelete(want)) {
+                        long later = laterDelete(key, want);
+                        assertTrue(later >= 0, where + ": " + e.getKey() + " lost operation " + want);
+                    }
+                    continue;
+                }
+                long op = CrashChild.operation(v);
+                assertTrue(op >= want, where + ": " + e.getKey() + " shows operation " + op + ", synced " + want);
+                assertEquals(e.getKey(), new String(CrashChild.key(op), StandardCharsets.UTF_8), where + ": wrong key's value");
+                assertEquals(new String(CrashChild.value(op), StandardCharsets.ISO_8859_1),
+                        new String(v, StandardCharsets.ISO_8859_1), where + ": value bytes of operation " + op);
+                maxSeen = Math.max(maxSeen, op);
+            }
+            int n = 0;
+            try (Cursor c = db.cursor()) {
+                for (c.seekToFirst(); c.isValid(); c.next()) {
+                    assertNotNull(db.get(c.key()), where + ": scan shows a key get does not");
+                    maxSeen = Math.max(maxSeen, CrashChild.operation(c.value()));
+                    n++;
+                }
+            }
+            assertTrue(n <= CrashChild.KEYS, where);
+        }
+        // Operation i always writes the same key and value, so running an unsynced number again is
+        // harmless; starting past every synced one keeps synced numbers in time order.
+        return maxSeen + 1;
+    }
+
+    /** A delete of {@code key} after operation {@code after} within the next few thousand operations. */
+    private static long laterDelete(byte[] key, long after) {
+        String k = new String(key, StandardCharsets.UTF_8);
+        for (long i = after + 1; i < after + 100_000; i++) {
+            if (CrashChild.isDelete(i) && k.equals(new String(CrashChild.key(i), StandardCharsets.UTF_8))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,293 @@
+package dev.remixdb.memtable;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class MemtableTest {
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void versionsAreSeenBySnapshot() {
+        try (Memtable m = new Memtable()) {
+            m.add(1, b("a"), b("a1"));
+            m.add(5, b("a"), b("a5"));
+            m.delete(7, b("a"));
+            m.add(3, b("b"), b("b3"));
+            assertEquals(-1, m.find(b("a"), 0));
+            assertArrayEquals(b("a1"), m.value(m.find(b("a"), 4)));
+            assertArrayEquals(b("a5"), m.value(m.find(b("a"), 5)));
+            long node = m.find(b("a"), 100);
+            assertTrue(m.isTombstone(node));
+            assertEquals(7, m.seq(node));
+            assertEquals(0, m.valueLength(node));
+            assertEquals(-1, m.find(b("b"), 2));
+            assertEquals(-1, m.find(b("c"), 100));
+            assertEquals(4, m.entryCount());
+            assertEquals(7, m.maxSeq());
+            assertEquals(3 + 3 + 1 + 3, m.dataBytes());
+        }
+    }
+
+    @Test
+    void cursorSkipsKeysWithOnlyNewerVersions() {
+        try (Memtable m = new Memtable()) {
+            m.add(10, b("a"), b("x"));
+            m.add(2, b("b"), b("y"));
+            m.add(11, b("c"), b("z"));
+            MemtableModel model = new MemtableModel();
+            model.add(10, b("a"), b("x"));
+            model.add(2, b("b"), b("y"));
+            model.add(11, b("c"), b("z"));
+            for (long snap = 0; snap <= 12; snap++) {
+                new CursorChecker(m, model, snap).checkAll(MemtableModel.probes(model.keys()));
+            }
+            try (MemtableCursor c = m.cursor(5)) {
+                c.seekToFirst();
+                assertArrayEquals(b("b"), c.key());
+                c.next();
+                assertFalse(c.isValid());
+                c.seekToLast();
+                assertArrayEquals(b("b"), c.key());
+            }
+        }
+    }
+
+    @Test
+    void emptyKeyAndEmptyValue() {
+        try (Memtable m = new Memtable()) {
+            m.add(1, new byte[0], new byte[0]);
+            m.add(2, new byte[] {0}, b("v"));
+            long node = m.find(new byte[0], 1);
+            assertTrue(node >= 0);
+            assertEquals(0, m.keyLength(node));
+            assertEquals(0, m.valueLength(node));
+            assertFalse(m.isTombstone(node));
+            try (MemtableCursor c = m.cursor(Long.MAX_VALUE)) {
+                c.seekToFirst();
+                assertEquals(0, c.keyLength());
+                c.next();
+                assertArrayEquals(new byte[] {0}, c.key());
+                c.prev();
+                assertEquals(0, c.keyLength());
+                c.prev();
+                assertFalse(c.isValid());
+                c.seekForPrev(new byte[0]);
+                assertEquals(0, c.keyLength());
+            }
+        }
+    }
+
+    @Test
+    void addingTheSameKeyAndSeqTwiceIsRefused() {
+        try (Memtable m = new Memtable()) {
+            m.add(3, b("k"), b("v"));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> m.add(3, b("k"), b("w")));
+            assertTrue(e.getMessage().contains("3"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> m.delete(3, b("k")));
+            assertEquals(1, m.entryCount());
+            assertArrayEquals(b("v"), m.value(m.find(b("k"), 3)));
+            m.add(4, b("k"), b("w"));  // another seq is fine
+            m.add(3, b("k2"), b("w"));  // and another key
+        }
+    }
+
+    @Test
+    void badArgumentsChangeNothing() {
+        try (Memtable m = new Memtable()) {
+            long memory = m.memoryBytes();
+            assertThrows(IllegalArgumentException.class, () -> m.add(-1, b("k"), b("v")));
+            assertThrows(IllegalArgumentException.class, () -> m.add(1, new byte[Memtable.MAX_KEY_LENGTH + 1], b("v")));
+            MemorySegment big = MemorySegment.ofArray(new byte[1]);
+            assertThrows(IllegalArgumentException.class,
+                    () -> m.add(1, big, 0, 1, big, 0, Memtable.MAX_VALUE_LENGTH + 1, false));
+            assertThrows(NullPointerException.class, () -> m.add(1, b("k"), null));
+            assertThrows(IndexOutOfBoundsException.class, () -> m.add(1, big, 0, 2, big, 0, 0, false));
+            assertThrows(IndexOutOfBoundsException.class, () -> m.add(1, big, 0, 1, big, 1, 1, false));
+            assertEquals(memory, m.memoryBytes());
+            assertEquals(0, m.entryCount());
+            assertEquals(0, m.dataBytes());
+            assertEquals(-1, m.maxSeq());
+            m.add(1, new byte[Memtable.MAX_KEY_LENGTH], b("v"));  // the limit itself is fine
+            assertEquals(1, m.entryCount());
+        }
+    }
+
+    @Test
+    void reinsertedOldSeqsTakeTheirPlaceAmongVersions() {
+        try (Memtable m = new Memtable()) {
+            MemtableModel model = new MemtableModel();
+            long[] order = {50, 10, 30, 5, 40, 20, 1};  // out of seq order, as a compaction abort re-inserts
+            for (long seq : order) {
+                for (String k : List.of("a", "b", "c")) {
+                    byte[] v = b(k + seq);
+                    if (seq % 20 == 0) {
+                        m.delete(seq, b(k));
+                        model.add(seq, b(k), null);
+                    } else {
+                        m.add(seq, b(k), v);
+                        model.add(seq, b(k), v);
+                    }
+                }
+            }
+            assertEquals(50, m.maxSeq());
+            for (long snap : new long[] {0, 1, 4, 5, 9, 10, 19, 20, 25, 30, 35, 40, 49, 50, 99}) {
+                new CursorChecker(m, model, snap).checkAll(MemtableModel.probes(model.keys()));
+            }
+        }
+    }
+
+    @Test
+    void manyVersionsOfOneKeyAreSkippedByNext() {
+        try (Memtable m = new Memtable()) {
+            MemtableModel model = new MemtableModel();
+            for (long seq = 1; seq <= 100; seq++) {
+                m.add(seq, b("hot"), b("v" + seq));
+                model.add(seq, b("hot"), b("v" + seq));
+            }
+            m.add(1, b("a"), b("x"));
+            model.add(1, b("a"), b("x"));
+            m.add(1, b("z"), b("y"));
+            model.add(1, b("z"), b("y"));
+            for (long snap : new long[] {0, 1, 2, 50, 99, 100, 101}) {
+                new CursorChecker(m, model, snap).checkAll(MemtableModel.probes(model.keys()));
+            }
+        }
+    }
+
+    @Test
+    void smallChunksAndLargeValues() {
+        Random random = new Random(42);
+        try (Memtable m = new Memtable(4096)) {
+            MemtableModel model = new MemtableModel();
+            long seq = 1;
+            for (int i = 0; i < 300; i++) {
+                byte[] key = new byte[1 + random.nextInt(40)];
+                random.nextBytes(key);
+                int len = i % 50 == 0 ? (1 << 20) + random.nextInt(3 << 20) : random.nextInt(3000);
+                byte[] value = new byte[len];
+                random.nextBytes(value);
+                m.add(seq, key, value);
+                model.add(seq++, key, value);
+            }
+            assertTrue(m.memoryBytes() >= m.dataBytes(), m.toString());
+            for (long snap : new long[] {0, 100, 299, 300}) {
+                new CursorChecker(m, model, snap).checkAll(MemtableModel.probes(model.keys()));
+            }
+        }
+    }
+
+    @Test
+    void sixtyFourMebibyteValue() {
+        byte[] value = new byte[Memtable.MAX_VALUE_LENGTH];
+        new Random(7).nextBytes(value);
+        byte[] key = new byte[Memtable.MAX_KEY_LENGTH];
+        key[0] = 1;
+        try (Memtable m = new Memtable()) {
+            m.add(1, b("\u0000before"), b("x"));
+            m.add(2, key, value);
+            m.add(3, b("after"), b("y"));
+            long node = m.find(key, 5);
+            assertEquals(Memtable.MAX_VALUE_LENGTH, m.valueLength(node));
+            assertEquals(-1, MemorySegment.ofArray(value).mismatch(m.valueSegment(node)));
+            assertTrue(m.memoryBytes() > Memtable.MAX_VALUE_LENGTH);
+            try (MemtableCursor c = m.cursor(5)) {
+                c.seek(key);
+                assertEquals(2, c.seq());
+                c.next();
+                assertArrayEquals(b("after"), c.key());
+                c.prev();
+                assertEquals(2, c.seq());
+                c.prev();
+                assertArrayEquals(b("\u0000before"), c.key());
+            }
+        }
+    }
+
+    @Test
+    void memoryBytesGrowsWithData() {
+        try (Memtable m = new Memtable(64 << 10)) {
+            long empty = m.memoryBytes();
+            assertTrue(empty > 0);
+            long previous = empty;
+            for (int i = 0; i < 2000; i++) {
+                m.add(i, b("key" + i), new byte[100]);
+                assertTrue(m.memoryBytes() >= previous);
+                previous = m.memoryBytes();
+            }
+            assertTrue(m.memoryBytes() >= empty + m.dataBytes(), m.toString());
+            assertTrue(m.memoryBytes() < empty + 2 * m.dataBytes() + (64 << 10), m.toString());
+        }
+    }
+
+    @Test
+    void useAfterCloseIsAnIllegalStateException() {
+        Memtable m = new Memtable();
+        m.add(1, b("k"), b("v"));
+        long node = m.find(b("k"), 1);
+        MemtableCursor c = m.cursor(1);
+        c.seekToFirst();
+        MemorySegment view = m.valueSegment(node);
+        m.close();
+        m.close();  // idempotent
+        assertFalse(m.isOpen());
+        for (Runnable r : List.<Runnable>of(
+                () -> m.add(2, b("k"), b("v")), () -> m.find(b("k"), 1), () -> m.cursor(1), () -> m.seq(node),
+                () -> m.value(node), () -> m.isTombstone(node), c::next, c::key, c::seekToFirst, c::isValid)) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, r::run);
+            assertEquals("memtable is closed", e.getMessage());
+        }
+        assertThrows(IllegalStateException.class, () -> view.get(ValueLayout.JAVA_BYTE, 0));
+    }
+
+    @Test
+    void closedOrUnpositionedCursorSaysSo() {
+        try (Memtable m = new Memtable()) {
+            MemtableCursor c = m.cursor(1);
+            assertFalse(c.isValid());
+            assertEquals("memtable cursor is not positioned at an entry",
+                    assertThrows(IllegalStateException.class, c::key).getMessage());
+            c.close();
+            assertEquals("memtable cursor is closed", assertThrows(IllegalStateException.class, c::seekToFirst).getMessage());
+        }
+    }
+
+    @Test
+    void addAcceptsOffsetsIntoLargerSegments() {
+        try (Memtable m = new Memtable()) {
+            MemorySegment buf = MemorySegment.ofArray(b("xxKEYyyVALUEzz"));
+            m.add(1, buf, 2, 3, buf, 7, 5, false);
+            long node = m.find(b("KEY"), 1);
+            assertArrayEquals(b("VALUE"), m.value(node));
+            assertArrayEquals(b("KEY"), m.keySegment(node).toArray(ValueLayout.JAVA_BYTE));
+            assertEquals(node, m.find(buf, 2, 3, 1));
+            buf.fill((byte) 0);  // the memtable holds copies
+            assertArrayEquals(b("VALUE"), m.value(node));
+        }
+    }
+
+    @Test
+    void viewsAreReadOnly() {
+        try (Memtable m = new Memtable(); MemtableCursor c = m.cursor(1)) {
+            m.add(1, b("k"), b("v"));
+            long node = m.find(b("k"), 1);
+            c.seekToFirst();
+            for (MemorySegment view : List.of(m.segment(node), m.keySegment(node), m.valueSegment(node), c.keySegment(), c.valueSegment())) {
+                assertTrue(view.isReadOnly());
+                assertThrows(IllegalArgumentException.class, () -> view.set(ValueLayout.JAVA_BYTE, 0, (byte) 1));
+            }
+            assertArrayEquals(b("v"), c.value());
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.remixdb.wal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/** Random records, writing them, and replaying a WAL into plain Java objects. */
+final class WalFixture {
+    /** One op as replayed. */
+    record Replayed(long seq, boolean delete, byte[] key, byte[] value) {}
+
+    /** One record as written. */
+    record Written(long firstSeq, List<WalOp> ops, long offset, long length) {}
+
+    private WalFixture() {}
+
+    static List<WalOp> randomOps(Random random, int maxOps, int maxValue) {
+        List<WalOp> ops = new ArrayList<>();
+        int n = 1 + random.nextInt(maxOps);
+        for (int i = 0; i < n; i++) {
+            byte[] key = new byte[random.nextInt(40)];
+            random.nextBytes(key);
+            if (random.nextInt(5) == 0) {
+                ops.add(WalOp.delete(key));
+            } else {
+                byte[] value = new byte[random.nextInt(maxValue + 1)];
+                random.nextBytes(value);
+                ops.add(WalOp.put(key, value));
+            }
+        }
+        return ops;
+    }
+
+    /** Writes {@code records} random records into a new WAL; seqs run on from 1. */
+    static List<Written> write(Path path, long fileNumber, Random random, int records, int maxOps, int maxValue)
+            throws IOException {
+        List<Written> written = new ArrayList<>();
+        try (WalWriter w = WalWriter.create(path, fileNumber)) {
+            long seq = 1;
+            for (int r = 0; r < records; r++) {
+                List<WalOp> ops = randomOps(random, maxOps, maxValue);
+                long offset = w.bytesWritten();
+                long length = w.append(seq, ops);
+                assertEquals(offset + length, w.bytesWritten());
+                written.add(new Written(seq, ops, offset, length));
+                seq += ops.size() + random.nextInt(3);  // gaps are allowed
+            }
+        }
+        return written;
+    }
+
+    static List<Replayed> expected(List<Written> records) {
+        List<Replayed> out = new ArrayList<>();
+        for (Written w : records) {
+            for (int i = 0; i < w.ops().size(); i++) {
+                WalOp op = w.ops().get(i);
+                out.add(new Replayed(w.firstSeq() + i, op.delete(), op.key(), op.value()));
+            }
+        }
+        return out;
+    }
+
+    /** Replays into {@code into}, copying keys and values. */
+    static ReplayResult replay(Path path, long fileNumber, boolean tolerate, List<Replayed> into) throws IOException {
+        return WalReader.replay(path, fileNumber, tolerate, (seq, delete, key, keyOff, keyLen, value, valueOff, valueLen) ->
+                into.add(new Replayed(seq, delete,
+                        key.asSlice(keyOff, keyLen).toArray(ValueLayout.JAVA_BYTE),
+                        value.asSlice(valueOff, valueLen).toArray(ValueLayout.JAVA_BYTE))));
+    }
+
+    static void assertSame(List<Replayed> expected, List<Replayed> actual) {
+        assertEquals(expected.size(), actual.size(), "op count");
+        for (int i = 0; i < expected.size(); i++) {
+            Replayed e = expected.get(i);
+            Replayed a = actual.get(i);
+            assertEquals(e.seq(), a.seq(), "seq of op " + i);
+            assertEquals(e.delete(), a.delete(), "type of op " + i);
+            assertArrayEquals(e.key(), a.key(), "key of op " + i);
+            assertArrayEquals(e.value(), a.value(), "value of op " + i);
+        }
+    }
+
+    static long maxSeq(List<Written> records) {
+        Written last = records.getLast();
+        return last.firstSeq() + last.ops().size() - 1;
+    }
+}

@@ -1,0 +1,330 @@
+package dev.remixdb.wal;
+
+import static dev.remixdb.wal.WalFixture.assertSame;
+import static dev.remixdb.wal.WalFixture.expected;
+import static dev.remixdb.wal.WalFixture.replay;
+import static dev.remixdb.wal.WalFixture.write;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remixdb.remix.CorruptionException;
+import dev.remixdb.wal.WalFixture.Replayed;
+import dev.remixdb.wal.WalFixture.Written;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WalTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void replayGivesBackWhatWasAppended() throws IOException {
+        Path path = dir.resolve("000007.wal");
+        List<Written> records = write(path, 7, new Random(1), 300, 12, 3000);
+        List<Replayed> replayed = new ArrayList<>();
+        ReplayResult result = replay(path, 7, false, replayed);
+        assertSame(expected(records), replayed);
+        assertEquals(300, result.records());
+        assertEquals(replayed.size(), result.ops());
+        assertEquals(WalFixture.maxSeq(records), result.maxSeq());
+        assertEquals(Files.size(path), result.validLength());
+        assertEquals(0, result.tornBytes());
+        assertFalse(result.torn());
+    }
+
+    @Test
+    void emptyWalReplaysNothing() throws IOException {
+        Path path = dir.resolve("1.wal");
+        try (WalWriter w = WalWriter.create(path, 1)) {
+            assertEquals(24, w.bytesWritten());
+            assertEquals(path, w.path());
+        }
+        ReplayResult result = replay(path, 1, false, new ArrayList<>());
+        assertEquals(new ReplayResult(0, 0, -1, 24, 0), result);
+    }
+
+    @Test
+    void tornTailAtEveryByteOfTheLastRecordIsCut() throws IOException {
+        Path original = dir.resolve("original.wal");
+        List<Written> records = write(original, 3, new Random(2), 3, 4, 60);
+        byte[] bytes = Files.readAllBytes(original);
+        Written last = records.getLast();
+        List<Replayed> survivors = expected(records.subList(0, 2));
+        for (long cut = last.offset() + 1; cut < last.offset() + last.length(); cut++) {
+            Path path = dir.resolve("cut" + cut + ".wal");
+            Files.write(path, Arrays.copyOf(bytes, (int) cut));
+            long at = cut;
+            CorruptionException strict = assertThrows(CorruptionException.class, () -> replay(path, 3, false, new ArrayList<>()),
+                    () -> "cut at " + at + " without tolerance");
+            assertEquals(last.offset(), strict.offset());
+            assertEquals(cut, Files.size(path), "a strict replay changes nothing");
+
+            List<Replayed> replayed = new ArrayList<>();
+            ReplayResult result = replay(path, 3, true, replayed);
+            assertSame(survivors, replayed);
+            assertEquals(last.offset(), result.validLength(), "cut at " + cut);
+            assertEquals(cut - last.offset(), result.tornBytes(), "cut at " + cut);
+            assertEquals(last.offset(), Files.size(path), "file truncated after a cut at " + cut);
+
+            ReplayResult again = replay(path, 3, false, new ArrayList<>());
+            assertEquals(new ReplayResult(2, survivors.size(), result.maxSeq(), last.offset(), 0), again);
+        }
+    }
+
+    @Test
+    void lastRecordZeroedFromAnyByteOnIsATornTail() throws IOException {
+        Path original = dir.resolve("original.wal");
+        List<Written> records = write(original, 3, new Random(3), 3, 4, 60);
+        byte[] bytes = Files.readAllBytes(original);
+        Written last = records.getLast();
+        for (long from = last.offset(); from < last.offset() + last.length(); from++) {
+            byte[] damaged = bytes.clone();
+            Arrays.fill(damaged, (int) from, damaged.length, (byte) 0);
+            Path path = dir.resolve("zeroed" + from + ".wal");
+            Files.write(path, damaged);
+            List<Replayed> replayed = new ArrayList<>();
+            ReplayResult result = replay(path, 3, true, replayed);
+            assertSame(expected(records.subList(0, 2)), replayed);
+            assertEquals(last.length(), result.tornBytes(), "zeroed from " + from);
+            assertEquals(last.offset(), Files.size(path));
+        }
+    }
+
+    @Test
+    void aFlippedByteInTheMiddleRecordIsCorruption() throws IOException {
+        Path original = dir.resolve("original.wal");
+        List<Written> records = write(original, 5, new Random(4), 3, 3, 40);
+        byte[] bytes = Files.readAllBytes(original);
+        Written middle = records.get(1);
+        for (long at = middle.offset(); at < middle.offset() + middle.length(); at++) {
+            byte[] damaged = bytes.clone();
+            damaged[(int) at] ^= 0x10;
+            Path path = dir.resolve("flip" + at + ".wal");
+            Files.write(path, damaged);
+            List<Replayed> replayed = new ArrayList<>();
+            CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 5, true, replayed));
+            assertEquals(path, e.file());
+            assertEquals(middle.offset(), e.offset(), e.getMessage());
+            assertTrue(e.getMessage().contains(path.toString()) && e.getMessage().contains("checksum"), e.getMessage());
+            assertSame(expected(records.subList(0, 1)), replayed);
+            assertEquals(bytes.length, Files.size(path), "corruption is never truncated away");
+        }
+    }
+
+    @Test
+    void zeroFilledTailIsCut() throws IOException {
+        for (int zeros : new int[] {1, 11, 12, 13, 4096, 3 << 20}) {
+            Path path = dir.resolve("zeros" + zeros + ".wal");
+            List<Written> records = write(path, 9, new Random(zeros), 20, 5, 100);
+            long good = Files.size(path);
+            Files.write(path, new byte[zeros], StandardOpenOption.APPEND);
+            assertThrows(CorruptionException.class, () -> replay(path, 9, false, new ArrayList<>()));
+            List<Replayed> replayed = new ArrayList<>();
+            ReplayResult result = replay(path, 9, true, replayed);
+            assertSame(expected(records), replayed);
+            assertEquals(new ReplayResult(20, replayed.size(), WalFixture.maxSeq(records), good, zeros), result);
+            assertEquals(good, Files.size(path));
+        }
+    }
+
+    @Test
+    void nonZeroBytesAfterABadLastRecordAreCorruption() throws IOException {
+        Path path = dir.resolve("garbage.wal");
+        List<Written> records = write(path, 9, new Random(5), 3, 3, 40);
+        byte[] bytes = Files.readAllBytes(path);
+        Written last = records.getLast();
+        bytes[(int) last.offset() + 14] ^= 1;  // payload
+        byte[] withGarbage = Arrays.copyOf(bytes, bytes.length + 100);
+        withGarbage[withGarbage.length - 1] = 1;
+        Files.write(path, withGarbage);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 9, true, new ArrayList<>()));
+        assertEquals(last.offset(), e.offset());
+    }
+
+    @Test
+    void badFileHeadersAreCorruption() throws IOException {
+        Path path = dir.resolve("h.wal");
+        write(path, 12, new Random(6), 2, 2, 10);
+        byte[] good = Files.readAllBytes(path);
+
+        CorruptionException wrongNumber = assertThrows(CorruptionException.class, () -> replay(path, 13, true, new ArrayList<>()));
+        assertEquals(8, wrongNumber.offset());
+        assertTrue(wrongNumber.getMessage().contains("12") && wrongNumber.getMessage().contains("13"), wrongNumber.getMessage());
+
+        byte[] magic = good.clone();
+        magic[0] = 'X';
+        assertHeaderCorruption(path, magic, 0);
+
+        byte[] checksum = good.clone();
+        checksum[10] ^= 1;
+        assertHeaderCorruption(path, checksum, 20);
+
+        byte[] version = good.clone();
+        version[6] = 2;
+        patchInt(version, 20, crc(version, 0, 20));
+        assertHeaderCorruption(path, version, 6);
+
+        assertHeaderCorruption(path, "not a WAL at all, just text".getBytes(), 0);
+        assertHeaderCorruption(path, "short junk".getBytes(), 0);
+    }
+
+    private void assertHeaderCorruption(Path path, byte[] content, long offset) throws IOException {
+        Files.write(path, content);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 12, true, new ArrayList<>()));
+        assertEquals(offset, e.offset(), e.getMessage());
+        assertEquals(path, e.file());
+        assertEquals(content.length, Files.size(path));
+    }
+
+    @Test
+    void aWalCutInsideItsFileHeaderIsEmptyAndTorn() throws IOException {
+        Path path = dir.resolve("h.wal");
+        try (WalWriter w = WalWriter.create(path, 4)) {
+            w.sync();
+        }
+        byte[] header = Files.readAllBytes(path);
+        for (int len = 0; len < 24; len++) {
+            Files.write(path, Arrays.copyOf(header, len));
+            ReplayResult result = replay(path, 4, true, new ArrayList<>());
+            assertEquals(new ReplayResult(0, 0, -1, 0, len), result);
+            assertEquals(0, Files.size(path));
+        }
+        Files.write(path, new byte[100]);
+        assertEquals(new ReplayResult(0, 0, -1, 0, 100), replay(path, 4, true, new ArrayList<>()));
+        Files.write(path, Arrays.copyOf(header, 10));
+        assertThrows(CorruptionException.class, () -> replay(path, 4, false, new ArrayList<>()));
+        assertThrows(CorruptionException.class, () -> replay(path, 5, true, new ArrayList<>()), "not a prefix of WAL 5's header");
+    }
+
+    @Test
+    void wellFramedButMalformedPayloadIsCorruption() throws IOException {
+        Path path = dir.resolve("m.wal");
+        List<Written> records = write(path, 1, new Random(7), 2, 1, 10);
+        byte[] bytes = Files.readAllBytes(path);
+        Written first = records.getFirst();
+        int payload = (int) first.offset() + 12;
+        bytes[payload + 12] = 9;  // the first op's type
+        patchInt(bytes, (int) first.offset() + 4, crc(bytes, payload, (int) first.length() - 12));
+        patchInt(bytes, (int) first.offset() + 8, crc(bytes, (int) first.offset(), 8));
+        Files.write(path, bytes);
+        List<Replayed> replayed = new ArrayList<>();
+        CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 1, true, replayed));
+        assertEquals(payload + 12, e.offset(), e.getMessage());
+        assertTrue(replayed.isEmpty(), "nothing of a malformed record is applied");
+    }
+
+    @Test
+    void bigValueRecord() throws IOException {
+        Path path = dir.resolve("big.wal");
+        byte[] big = new byte[WalOp.MAX_VALUE_LENGTH];
+        new Random(8).nextBytes(big);
+        List<WalOp> ops = List.of(WalOp.put(new byte[] {1}, new byte[] {2}), WalOp.put(new byte[WalOp.MAX_KEY_LENGTH], big),
+                WalOp.delete(new byte[] {3}));
+        try (WalWriter w = WalWriter.create(path, 2)) {
+            w.append(100, List.of(WalOp.put(new byte[] {0}, new byte[10])));
+            w.append(101, ops);
+            w.append(104, List.of(WalOp.delete(new byte[] {4})));
+            w.sync();
+        }
+        long[] seen = new long[1];
+        ReplayResult result = WalReader.replay(path, 2, false, (seq, delete, key, ko, kl, value, vo, vl) -> {
+            seen[0]++;
+            if (seq == 102) {
+                assertEquals(WalOp.MAX_KEY_LENGTH, kl);
+                assertEquals(-1, MemorySegment.ofArray(big).mismatch(value.asSlice(vo, vl)));
+            } else {
+                assertTrue(vl <= 10);
+            }
+        });
+        assertEquals(new ReplayResult(3, 5, 104, Files.size(path), 0), result);
+        assertEquals(5, seen[0]);
+    }
+
+    @Test
+    void concurrentAppendsStayWhole() throws Exception {
+        Path path = dir.resolve("c.wal");
+        int threads = 3;
+        int perThread = 200;
+        try (WalWriter w = WalWriter.create(path, 6)) {
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long base = 1_000_000L * (t + 1);
+                workers.add(new Thread(() -> {
+                    try {
+                        for (int i = 0; i < perThread; i++) {
+                            byte[] key = ByteBuffer.allocate(8).putLong(base + 2L * i).array();
+                            w.append(base + 2L * i, List.of(WalOp.put(key, key), WalOp.put(key, new byte[i])));
+                            if (i % 50 == 0) {
+                                w.sync();
+                            }
+                        }
+                    } catch (IOException e) {
+                        throw new RuntimeException(e);
+                    }
+                }));
+            }
+            workers.forEach(Thread::start);
+            for (Thread t : workers) {
+                t.join();
+            }
+        }
+        List<Replayed> replayed = new ArrayList<>();
+        ReplayResult result = replay(path, 6, false, replayed);
+        assertEquals(threads * perThread, result.records());
+        for (int i = 0; i < replayed.size(); i += 2) {
+            Replayed a = replayed.get(i);
+            Replayed b = replayed.get(i + 1);
+            assertEquals(a.seq() + 1, b.seq());
+            assertEquals(a.seq(), ByteBuffer.wrap(a.key()).getLong());
+            assertEquals(a.seq(), ByteBuffer.wrap(a.value()).getLong());
+            assertEquals((a.seq() % 1_000_000) / 2, b.value().length);
+        }
+    }
+
+    @Test
+    void writerRefusesBadInput() throws IOException {
+        Path path = dir.resolve("w.wal");
+        try (WalWriter w = WalWriter.create(path, 1)) {
+            assertThrows(IllegalArgumentException.class, () -> w.append(1, List.of()));
+            assertThrows(IllegalArgumentException.class, () -> w.append(-1, List.of(WalOp.delete(new byte[0]))));
+            assertThrows(IllegalArgumentException.class, () -> w.append(Long.MAX_VALUE, List.of(WalOp.delete(new byte[0]), WalOp.delete(new byte[0]))));
+            assertEquals(24, w.bytesWritten());
+            assertEquals(24, Files.size(path));
+        }
+        assertThrows(IllegalArgumentException.class, () -> new WalOp(true, new byte[1], new byte[1]));
+        assertThrows(IllegalArgumentException.class, () -> WalOp.put(new byte[WalOp.MAX_KEY_LENGTH + 1], new byte[0]));
+        assertThrows(NullPointerException.class, () -> WalOp.put(new byte[1], null));
+        assertEquals(0, WalOp.delete(new byte[1]).value().length);
+        assertThrows(FileAlreadyExistsException.class, () -> WalWriter.create(path, 1));
+        WalWriter closed = WalWriter.create(dir.resolve("closed.wal"), 1);
+        closed.close();
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> closed.append(1, List.of(WalOp.delete(new byte[0]))));
+        assertThrows(IllegalStateException.class, closed::sync);
+    }
+
+    private static int crc(byte[] bytes, int off, int len) {
+        CRC32C c = new CRC32C();
+        c.update(bytes, off, len);
+        return (int) c.getValue();
+    }
+
+    private static void patchInt(byte[] bytes, int at, int v) {
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(at, v);
+    }
+}
