@@ -4,8 +4,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
-import java.io.File;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,7 +14,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -21,8 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Kills a writing child JVM ({@link CrashChild}) with SIGKILL at random moments, over and over on
- * one store, with memtables so small that compactions and manifest switches are always under way.
+ * Kills a writing child JVM ({@link CrashChild}) with SIGKILL, over and over on one store, with
+ * memtables so small that compactions and manifest switches are always under way: in even rounds
+ * after a random number of syncs, in odd rounds as soon as a compaction starts writing a table.
  * After each kill the store must open, and every synced operation must be visible: a key holds the
  * value of its last synced operation or of a later one, never an older value or garbage.
  */
@@ -44,41 +51,66 @@ class CrashTest {
         for (int round = 0; round < ROUNDS; round++) {
             int syncEvery = 1 + rnd.nextInt(50);
             int killAfter = 1 + rnd.nextInt(400);
-            long lastSynced = runChild(next, syncEvery, killAfter);
+            long lastSynced = runChild(next, syncEvery, killAfter, round % 2 == 1);
             synced.add(new long[] {next, lastSynced});
             String where = "seed " + seed + " round " + round + " (ops " + next + ".." + lastSynced + " synced)";
             next = verify(synced, where);
         }
     }
 
-    /** Starts the child at operation {@code start}, kills it after {@code killAfter} sync lines. */
-    private long runChild(long start, int syncEvery, int killAfter) throws Exception {
+    /**
+     * Starts the child at operation {@code start} and kills it: after {@code killAfter} sync lines,
+     * or, when {@code duringCompaction}, as soon as a table file appears that was not there when
+     * the child started (a compaction is writing, before its manifest switch) once at least one
+     * operation was synced. Returns the last synced operation.
+     */
+    private long runChild(long start, int syncEvery, int killAfter, boolean duringCompaction) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector",
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"), CrashChild.class.getName(),
                 dir.toString(), Long.toString(start), Integer.toString(syncEvery)));
+        Set<String> tablesBefore = tables();
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        long last = -1;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            int lines = 0;
-            for (String line; (line = out.readLine()) != null; ) {
-                if (line.startsWith("S ")) {
-                    last = Long.parseLong(line.substring(2));
-                    if (++lines >= killAfter) {
-                        break;
+        AtomicLong last = new AtomicLong(-1);
+        AtomicInteger lines = new AtomicInteger();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                    if (line.startsWith("S ")) {
+                        last.set(Long.parseLong(line.substring(2)));
+                        lines.incrementAndGet();
                     }
                 }
+            } catch (IOException e) {
+                // The child was killed: its output ends here.
+            }
+        });
+        reader.start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (p.isAlive() && System.nanoTime() < deadline) {
+                if (duringCompaction ? lines.get() > 0 && !tablesBefore.containsAll(tables()) : lines.get() >= killAfter) {
+                    break;
+                }
+                Thread.sleep(2);
             }
             p.destroyForcibly();
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "child did not die");
         } finally {
             p.destroyForcibly();
+            reader.join(TimeUnit.SECONDS.toMillis(30));
         }
-        if (last < 0) {
-            fail("the child wrote nothing; exit code " + p.exitValue());
+        if (last.get() < 0) {
+            fail("the child synced nothing; exit code " + p.exitValue());
         }
-        return last;
+        return last.get();
+    }
+
+    private Set<String> tables() throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".tbl")).collect(Collectors.toSet());
+        }
     }
 
     /**

@@ -34,9 +34,6 @@ final class Compactor {
     /** A newest version kept in memory by an Abort, put back into the active memtable with its seq. */
     record Kept(long seq, boolean delete, byte[] key, byte[] value) {}
 
-    /** Per-entry bytes counted on top of key and value, as a table stores them (lengths, offsets). */
-    static final int ENTRY_OVERHEAD = 4;
-
     private final Engine engine;
     private final ExecutorService workers;
     private final Thread coordinator;
@@ -119,7 +116,10 @@ final class Compactor {
         }
     }
 
-    /** One pass over the frozen memtable: new bytes, keys and tombstones per partition. */
+    /**
+     * One pass over the frozen memtable: new bytes, keys and tombstones per partition. Bytes are
+     * key + value bytes, the unit of {@code Options.tableBytes()} and {@code memtableBytes()}.
+     */
     private static void measure(View v, long[] bytes, long[] keys, long[] tombstones) {
         Version version = v.version;
         try (MemtableCursor c = v.imm.memtable.cursor(Long.MAX_VALUE)) {
@@ -128,7 +128,7 @@ final class Compactor {
                 while (p + 1 < version.partitionCount() && atOrAfter(c, version.partition(p + 1).lower())) {
                     p++;
                 }
-                bytes[p] += c.keyLength() + c.valueLength() + ENTRY_OVERHEAD;
+                bytes[p] += c.keyLength() + c.valueLength();
                 keys[p]++;
                 if (c.isTombstone()) {
                     tombstones[p]++;

@@ -18,17 +18,13 @@ import dev.remixdb.wal.WalOp;
 import dev.remixdb.wal.WalWriter;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -139,21 +135,6 @@ public final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------ writes
 
-    /** One caller's write, queued until it is written by itself or by a leader's group. */
-    private static final class Writer {
-        final List<WalOp> ops;
-        final boolean sync;
-        final Condition turn;
-        boolean done;
-        Throwable error;
-
-        Writer(List<WalOp> ops, boolean sync, Condition turn) {
-            this.ops = ops;
-            this.sync = sync;
-            this.turn = turn;
-        }
-    }
-
     /** Most bytes one group gathers from the queue, so that one slow leader does not carry all. */
     private static final long MAX_GROUP_BYTES = 4L << 20;
 
@@ -184,7 +165,7 @@ public final class Engine implements AutoCloseable {
                 return;
             }
             try {
-                makeRoom(flush);
+                makeRoom(w.bytes(), flush);
             } catch (RuntimeException | IOException e) {
                 writers.removeFirst();
                 if (!writers.isEmpty()) {
@@ -199,17 +180,19 @@ public final class Engine implements AutoCloseable {
                 }
                 return;
             }
+            // The group takes what fits the memtable's room, so that a full memtable never holds
+            // more than memtableBytes (one table's worth, see TableSink); the leader always goes.
             group = new ArrayList<>();
+            long room = Math.min(MAX_GROUP_BYTES, options.memtableBytes() - view.mem.memtable.dataBytes());
             long bytes = 0;
             for (Writer x : writers) {
-                if (!group.isEmpty() && bytes > MAX_GROUP_BYTES) {
+                long b = x.bytes();
+                if (!group.isEmpty() && bytes + b > room) {
                     break;
                 }
                 group.add(x);
                 syncGroup |= x.sync;
-                for (WalOp op : x.ops) {
-                    bytes += op.key().length + (op.value() == null ? 0 : op.value().length);
-                }
+                bytes += b;
             }
             firstSeq = lastSeq + 1;
             for (Writer x : group) {
@@ -291,15 +274,17 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Under {@link #lock}, by the queue's leader: makes sure the active memtable has room, freezing it
-     * when full (or, with {@code force}, when not empty). While the previous frozen memtable is still
+     * Under {@link #lock}, by the queue's leader: makes sure the active memtable has room for
+     * {@code incoming} more bytes, freezing it when not (or, with {@code force}, whenever it is not empty). While the previous frozen memtable is still
      * being compacted, the writer waits (a stall, counted).
      */
-    private void makeRoom(boolean force) throws IOException {
+    private void makeRoom(long incoming, boolean force) throws IOException {
         for (;;) {
             checkWritable();
             View v = view;
-            if (force ? v.mem.memtable.entryCount() == 0 : v.mem.memtable.dataBytes() < options.memtableBytes()) {
+            long used = v.mem.memtable.dataBytes();
+            // A write larger than a whole memtable goes alone into an empty one.
+            if (force ? v.mem.memtable.entryCount() == 0 : used == 0 || used + incoming <= options.memtableBytes()) {
                 return;
             }
             if (v.imm != null) {
@@ -509,18 +494,7 @@ public final class Engine implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        deleteWalsBefore(firstLiveWal);
-    }
-
-    private void deleteWalsBefore(long firstLiveWal) throws IOException {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + FileNames.WAL)) {
-            for (Path f : files) {
-                OptionalLong n = FileNames.number(f.getFileName().toString(), FileNames.WAL);
-                if (n.isPresent() && n.getAsLong() < firstLiveWal) {
-                    Files.deleteIfExists(f);
-                }
-            }
-        }
+        FileNames.deleteWalsBefore(dir, firstLiveWal);
     }
 
     /** A background failure: writes fail from now on with it as the cause; reads go on. */
@@ -538,46 +512,14 @@ public final class Engine implements AutoCloseable {
 
     // ------------------------------------------------------------------ stats, close
 
+    /** Counters and sizes as of now. */
     public Stats stats() {
         View v = acquireView();
         try {
-            long keys = v.mem.memtable.entryCount();
-            long offHeap = v.mem.memtable.memoryBytes() + cache.memoryBytes();
-            if (v.imm != null) {
-                keys += v.imm.memtable.entryCount();
-                offHeap += v.imm.memtable.memoryBytes();
-            }
-            long disk = 0;
-            for (Partition p : v.version.partitions()) {
-                keys += p.keyCount();
-                offHeap += p.memoryBytes();
-                disk += p.diskBytes();
-            }
-            disk += otherFileBytes();
-            Counters c = counters;
-            return new Stats(keys, disk, v.version.tableCount(), v.version.partitionCount(), c.userBytes.sum(),
-                    c.walBytes.sum(), c.flushBytes.sum(),
-                    new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum()),
-                    offHeap, cache.memoryBytes(), c.stallNanos.sum());
+            return StatsCollector.collect(v, counters, cache, dir);
         } finally {
             v.release();
         }
-    }
-
-    /** Bytes of the WALs and the MANIFEST. */
-    private long otherFileBytes() {
-        long sum = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path f : files) {
-                String name = f.getFileName().toString();
-                if (name.endsWith(FileNames.WAL) || name.equals(FileNames.MANIFEST)) {
-                    sum += Files.size(f);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + dir, e);
-        }
-        return sum;
     }
 
     /** Throws {@link ClosedException} once the store is closed. */
@@ -653,18 +595,24 @@ public final class Engine implements AutoCloseable {
         return first;
     }
 
-    /** Waits until no frozen memtable is left (for tests and benchmarks); false on timeout. */
-    public boolean awaitCompaction(long timeout, TimeUnit unit) throws InterruptedException {
+    /**
+     * Waits until no frozen memtable is left (for tests and benchmarks); false on timeout.
+     *
+     * @throws IOException when compaction failed (the store then refuses writes)
+     */
+    public boolean awaitCompaction(long timeout, TimeUnit unit) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         lock.lock();
         try {
-            while (view.imm != null && failure == null && !closed) {
+            while (view.imm != null && failure == null) {
+                checkOpen();
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
                 roomMade.awaitNanos(left);
             }
+            checkWritable();
             return true;
         } finally {
             lock.unlock();

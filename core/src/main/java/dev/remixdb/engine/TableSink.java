@@ -16,7 +16,10 @@ import java.util.function.LongSupplier;
 
 /**
  * Writes a sorted stream of entries into table files, starting a new file when the current one
- * reaches the target size. On failure, {@link #close()} deletes every file it created.
+ * holds the target number of key + value bytes. Counting user bytes, like the memtable limit does,
+ * makes one full memtable exactly one table, as the policy expects; the file itself is larger by its
+ * block headers, index and compressed keys block. On failure, {@link #close()} deletes every file
+ * it created.
  */
 final class TableSink implements AutoCloseable {
     /** One finished table file. */
@@ -31,6 +34,7 @@ final class TableSink implements AutoCloseable {
     private long number;
     private Path path;
     private byte[] firstKey;
+    private long userBytes;
     private boolean finished;
 
     TableSink(Path dir, LongSupplier numbers, TableOptions options, long targetBytes) {
@@ -49,7 +53,8 @@ final class TableSink implements AutoCloseable {
             firstKey = key.asSlice(keyOff, keyLen).toArray(ValueLayout.JAVA_BYTE);
         }
         writer.add(key, keyOff, keyLen, value, valueOff, valueLen, tombstone);
-        if (writer.estimatedBytes() >= targetBytes) {
+        userBytes += keyLen + valueLen;
+        if (userBytes >= targetBytes) {
             cut();
         }
     }
@@ -64,6 +69,7 @@ final class TableSink implements AutoCloseable {
         TableInfo info = writer.finish();
         writer.close();
         writer = null;
+        userBytes = 0;
         outputs.add(new Output(number, path, info, firstKey));
     }
 

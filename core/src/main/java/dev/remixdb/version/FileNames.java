@@ -1,5 +1,8 @@
 package dev.remixdb.version;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 
@@ -50,5 +53,17 @@ public final class FileNames {
             return OptionalLong.empty();
         }
         return OptionalLong.of(Long.parseLong(digits));
+    }
+
+    /** Deletes the WALs numbered below {@code firstLive}: their writes are in tables now. */
+    public static void deleteWalsBefore(Path dir, long firstLive) throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + WAL)) {
+            for (Path f : files) {
+                OptionalLong n = number(f.getFileName().toString(), WAL);
+                if (n.isPresent() && n.getAsLong() < firstLive) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,56 @@
+package dev.remixdb.engine;
+
+import dev.remixdb.Stats;
+import dev.remixdb.cache.BlockCache;
+import dev.remixdb.version.FileNames;
+import dev.remixdb.version.Partition;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Gathers {@link Stats} from a view, the engine's counters and the directory. */
+final class StatsCollector {
+    private StatsCollector() {}
+
+    static Stats collect(View v, Counters c, BlockCache cache, Path dir) {
+        long keys = v.mem.memtable.entryCount();
+        long offHeap = v.mem.memtable.memoryBytes() + cache.memoryBytes();
+        if (v.imm != null) {
+            keys += v.imm.memtable.entryCount();
+            offHeap += v.imm.memtable.memoryBytes();
+        }
+        long disk = 0;
+        for (Partition p : v.version.partitions()) {
+            keys += p.keyCount();
+            offHeap += p.memoryBytes();
+            disk += p.diskBytes();
+        }
+        disk += walAndManifestBytes(dir);
+        return new Stats(keys, disk, v.version.tableCount(), v.version.partitionCount(), c.userBytes.sum(),
+                c.walBytes.sum(), c.flushBytes.sum(),
+                new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum()),
+                offHeap, cache.memoryBytes(), c.stallNanos.sum());
+    }
+
+    private static long walAndManifestBytes(Path dir) {
+        long sum = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                String name = f.getFileName().toString();
+                if (name.endsWith(FileNames.WAL) || name.equals(FileNames.MANIFEST)) {
+                    try {
+                        sum += Files.size(f);
+                    } catch (java.nio.file.NoSuchFileException e) {
+                        // Deleted by a compaction while we listed: no longer part of the store.
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+        return sum;
+    }
+}

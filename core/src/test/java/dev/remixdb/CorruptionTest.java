@@ -1,0 +1,495 @@
+package dev.remixdb;
+
+import dev.remixdb.remix.CorruptionException;
+import dev.remixdb.version.FileNames;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.NavigableSet;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Damaged files on disk: one flipped byte at a random offset of a table, a REMIX file, the
+ * MANIFEST, the newest WAL and an older WAL, each on a fresh copy of one store; then truncated and
+ * missing files. Every trial opens the copy and reads everything (a get of every key ever written
+ * and a full scan) and must end in exactly one of:
+ * <ul>
+ *   <li>{@link Outcome#CORRUPTION}: a {@link CorruptionException} (at open or at a read) whose
+ *       {@link CorruptionException#file()} is the damaged file, and every value read before it right;</li>
+ *   <li>{@link Outcome#INTACT}: everything equal to the model (possible only where a byte is covered
+ *       by no checksum because it is never read: table padding between blocks, the compressed keys
+ *       block that only compaction reads);</li>
+ *   <li>{@link Outcome#TAIL_CUT}, for the newest WAL only: everything equal to the model without the
+ *       last write. Why exactly that and nothing more: the WAL reader treats a record whose payload
+ *       checksum fails as a torn tail only when nothing but zero bytes follows it (see
+ *       {@link dev.remixdb.wal.WalReader}); one flipped byte damages one record, and any record but the
+ *       last is followed by the next record's non-zero header, so only the last record can be cut, and
+ *       only when the flip is inside its payload (a flip in its header is followed by the non-zero
+ *       payload, so it is corruption). The last write is a put of a key written nowhere else, so a
+ *       cut always shows.</li>
+ * </ul>
+ * Wrong data and any other exception type (an {@link java.io.UncheckedIOException} wrapping the
+ * corruption included) fail the test.
+ */
+class CorruptionTest {
+    /** Trials per kind of file; each opens a store and reads all of it (tens of milliseconds). */
+    private static final int TRIALS = Integer.getInteger("remixdb.corruption.trials", 30);
+
+    private static final Options OPTIONS = Options.builder().memtableBytes(16 * 1024).tableBytes(8 * 1024)
+            .blockCacheBytes(256 * 1024).build();
+
+    @TempDir
+    static Path root;
+
+    private static long seed;
+    private static Path pristine;
+    /** The store's contents after the last write. */
+    private static NavigableMap<byte[], byte[]> model;
+    /** The contents before the last write (a put of a fresh key, the last record of the newest WAL). */
+    private static NavigableMap<byte[], byte[]> modelBeforeLast;
+    /** Every key ever written or deleted: gets of deleted keys must say absent. */
+    private static NavigableSet<byte[]> touched;
+    private static Path newestWal;
+    private static Path olderWal;
+    /** The newest WAL's last record is [lastRecordStart, lastRecordEnd) of the file. */
+    private static long lastRecordStart;
+    private static long lastRecordEnd;
+
+    private static final AtomicInteger copies = new AtomicInteger();
+
+    enum Outcome { CORRUPTION, INTACT, TAIL_CUT }
+
+    /**
+     * Builds the store: session 1 writes a few thousand keys (tiny memtables, so many compactions),
+     * compacts, then writes more into its WAL; session 2 replays that WAL (which stays live: the
+     * memtable holding it is not flushed) and writes more into a new WAL, ending with a put of a
+     * fresh key. Closed, it holds tables, REMIX files, the MANIFEST, an older and a newest WAL.
+     */
+    @BeforeAll
+    static void buildStore() throws Exception {
+        seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        pristine = root.resolve("pristine");
+        model = new TreeMap<>(Arrays::compareUnsigned);
+        touched = new TreeSet<>(Arrays::compareUnsigned);
+        try (RemixDB db = RemixDB.open(pristine, OPTIONS)) {
+            for (int i = 0; i < 3000; i++) {
+                randomWrite(db, rnd, 1200, rnd.nextInt(20) == 0 ? 400 : 60);
+            }
+            db.compactMemtable();
+            for (int i = 0; i < 60; i++) {
+                randomWrite(db, rnd, 1200, 40);
+            }
+        }
+        try (RemixDB db = RemixDB.open(pristine, OPTIONS)) {
+            for (int i = 0; i < 59; i++) {
+                randomWrite(db, rnd, 1200, 40);
+            }
+            modelBeforeLast = new TreeMap<>(model);
+            Path wal = files(pristine, FileNames.WAL).getLast();
+            lastRecordStart = Files.size(wal);
+            byte[] key = "zz-last-write".getBytes(StandardCharsets.UTF_8);
+            byte[] value = new byte[30];
+            rnd.nextBytes(value);
+            db.put(key, value);
+            model.put(key, value);
+            touched.add(key);
+            lastRecordEnd = Files.size(wal);
+        }
+        List<Path> wals = files(pristine, FileNames.WAL);
+        assertEquals(2, wals.size(), "seed " + seed + ": an older and a newest WAL: " + wals);
+        olderWal = wals.get(0).getFileName();
+        newestWal = wals.get(1).getFileName();
+        assertTrue(lastRecordEnd > lastRecordStart && lastRecordEnd == Files.size(pristine.resolve(newestWal)),
+                "seed " + seed + ": the last put is the newest WAL's last record");
+        assertTrue(Files.size(pristine.resolve(olderWal)) > 1000, "seed " + seed + ": the older WAL holds records");
+        assertTrue(files(pristine, FileNames.TABLE).size() >= 3, "seed " + seed + ": tables");
+        assertTrue(!files(pristine, FileNames.REMIX).isEmpty(), "seed " + seed + ": REMIX files");
+        assertTrue(Files.exists(pristine.resolve(FileNames.MANIFEST)));
+        // The pristine store reads back as the model (and stays so: trials only touch copies).
+        assertEquals(Outcome.INTACT, trial(copy(), null, -1, false, "seed " + seed + " undamaged copy"));
+    }
+
+    private static void randomWrite(RemixDB db, Random rnd, int keys, int maxValue) throws IOException {
+        byte[] key = String.format("key-%05d", rnd.nextInt(keys)).getBytes(StandardCharsets.UTF_8);
+        touched.add(key);
+        if (rnd.nextInt(6) == 0) {
+            db.delete(key);
+            model.remove(key);
+        } else {
+            byte[] value = new byte[rnd.nextInt(maxValue)];
+            rnd.nextBytes(value);
+            db.put(key, value);
+            model.put(key, value);
+        }
+    }
+
+    // ------------------------------------------------------------------ byte flips
+
+    @Test
+    void flippedByteInATableIsDetectedOrHarmless() throws Exception {
+        Random rnd = new Random(seed + 1);
+        List<Path> tables = files(pristine, FileNames.TABLE);
+        Map<Outcome, Integer> outcomes = new EnumMap<>(Outcome.class);
+        for (int t = 0; t < TRIALS; t++) {
+            Path name = tables.get(rnd.nextInt(tables.size())).getFileName();
+            long size = Files.size(pristine.resolve(name));
+            // Half anywhere (mostly data blocks), half in the metadata and footer at the end.
+            long offset = t % 2 == 0 ? rnd.nextLong(size) : size - 1 - rnd.nextLong(Math.min(size, 600));
+            String region = tableRegion(Files.readAllBytes(pristine.resolve(name)), offset);
+            Outcome o = flipTrial(name, offset, rnd, false, "table " + name + " (" + region + ")", t);
+            outcomes.merge(o, 1, Integer::sum);
+            // Table: "every byte that is read is covered by a CRC32C, checked before use"; padding and the
+            // keys block are not read by gets and scans.
+            Outcome expected = region.equals("padding") || region.equals("keys block") ? Outcome.INTACT : Outcome.CORRUPTION;
+            assertEquals(expected, o, "seed " + seed + " trial " + t + ": " + name + " offset " + offset + " in " + region);
+        }
+        System.out.println("CorruptionTest seed " + seed + " tables: " + outcomes);
+        assertTrue(outcomes.getOrDefault(Outcome.CORRUPTION, 0) > 0, "seed " + seed + ": some flips were detected: " + outcomes);
+    }
+
+    /**
+     * What the byte at {@code offset} of a table belongs to, from the layout in {@link dev.remixdb.table.Table}'s
+     * Javadoc: "footer", "block records", "block index", "keys block", "data block" or "padding".
+     */
+    private static String tableRegion(byte[] file, long offset) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(file).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int footer = file.length - 128;
+        long recordsAt = b.getLong(footer + 40);
+        long recordsLength = b.getLong(footer + 48);
+        long indexAt = b.getLong(footer + 56);
+        long keysAt = b.getLong(footer + 72);
+        long keysLength = b.getLong(footer + 80);
+        if (offset >= footer) {
+            return "footer";
+        }
+        if (offset >= keysAt) {
+            assertTrue(offset < keysAt + keysLength);
+            return "keys block";
+        }
+        if (offset >= indexAt) {
+            return "block index";
+        }
+        if (offset >= recordsAt) {
+            return "block records";
+        }
+        for (long r = recordsAt; r < recordsAt + recordsLength; r += 24) {
+            long blockAt = b.getLong((int) r);
+            long stored = Integer.toUnsignedLong(b.getInt((int) r + 8));
+            if (offset >= blockAt && offset < blockAt + stored) {
+                return "data block";
+            }
+        }
+        return "padding";
+    }
+
+    @Test
+    void flippedByteInARemixFileIsAlwaysDetected() throws Exception {
+        Random rnd = new Random(seed + 2);
+        List<Path> remixes = files(pristine, FileNames.REMIX);
+        for (int t = 0; t < TRIALS; t++) {
+            Path name = remixes.get(rnd.nextInt(remixes.size())).getFileName();
+            long offset = rnd.nextLong(Files.size(pristine.resolve(name)));
+            // RemixFile: every byte is in a section covered by a CRC32C, and the file is read whole at open.
+            assertEquals(Outcome.CORRUPTION, flipTrial(name, offset, rnd, false, "REMIX " + name, t),
+                    "seed " + seed + " trial " + t + ": " + name + " offset " + offset);
+        }
+    }
+
+    @Test
+    void flippedByteInTheManifestIsAlwaysDetected() throws Exception {
+        Random rnd = new Random(seed + 3);
+        Path name = Path.of(FileNames.MANIFEST);
+        long size = Files.size(pristine.resolve(name));
+        for (int t = 0; t < TRIALS; t++) {
+            long offset = t < size && t < TRIALS / 3 ? t : rnd.nextLong(size);
+            // Manifest: one CRC32C over the whole file, read whole at open.
+            assertEquals(Outcome.CORRUPTION, flipTrial(name, offset, rnd, false, "MANIFEST", t),
+                    "seed " + seed + " trial " + t + ": MANIFEST offset " + offset);
+        }
+    }
+
+    @Test
+    void flippedByteInTheNewestWalCutsAtMostItsLastRecord() throws Exception {
+        Random rnd = new Random(seed + 4);
+        long size = Files.size(pristine.resolve(newestWal));
+        long payloadStart = lastRecordStart + 12;
+        int cuts = 0;
+        for (int t = 0; t < TRIALS; t++) {
+            // A third in the last record (header or payload), the rest anywhere.
+            long offset = t % 3 == 0 ? lastRecordStart + rnd.nextLong(lastRecordEnd - lastRecordStart) : rnd.nextLong(size);
+            Outcome o = flipTrial(newestWal, offset, rnd, true, "newest WAL " + newestWal, t);
+            String where = "seed " + seed + " trial " + t + ": newest WAL offset " + offset + " (last record payload from "
+                    + payloadStart + ")";
+            assertEquals(offset >= payloadStart ? Outcome.TAIL_CUT : Outcome.CORRUPTION, o, where);
+            cuts += o == Outcome.TAIL_CUT ? 1 : 0;
+        }
+        assertTrue(cuts > 0, "seed " + seed + ": some trials cut the tail");
+    }
+
+    @Test
+    void flippedByteInAnOlderWalIsAlwaysDetected() throws Exception {
+        Random rnd = new Random(seed + 5);
+        long size = Files.size(pristine.resolve(olderWal));
+        for (int t = 0; t < TRIALS; t++) {
+            // Anywhere, and a few in its last record: only the newest WAL may have a torn tail.
+            long offset = t % 4 == 0 ? size - 1 - rnd.nextLong(Math.min(size, 40)) : rnd.nextLong(size);
+            assertEquals(Outcome.CORRUPTION, flipTrial(olderWal, offset, rnd, false, "older WAL " + olderWal, t),
+                    "seed " + seed + " trial " + t + ": older WAL offset " + offset);
+        }
+    }
+
+    /** Copies the store, flips the byte at {@code offset} of {@code name}, and runs a trial. */
+    private static Outcome flipTrial(Path name, long offset, Random rnd, boolean tailCutAllowed, String what, int t)
+            throws Exception {
+        Path copy = copy();
+        Path damaged = copy.resolve(name);
+        byte[] bytes = Files.readAllBytes(damaged);
+        bytes[(int) offset] ^= (byte) (1 + rnd.nextInt(255));
+        Files.write(damaged, bytes);
+        return trial(copy, damaged, offset, tailCutAllowed,
+                "seed " + seed + " trial " + t + ": " + what + " flipped at offset " + offset + " of " + bytes.length);
+    }
+
+    // ------------------------------------------------------------------ truncated and missing files
+
+    @Test
+    void truncatedTableIsCorruptionAtOpen() throws Exception {
+        Path name = files(pristine, FileNames.TABLE).getFirst().getFileName();
+        long size = Files.size(pristine.resolve(name));
+        for (long keep : new long[] {size - 1, size - 128, size / 2, 1, 0}) {
+            Path copy = copy();
+            Path table = copy.resolve(name);
+            try (var ch = java.nio.channels.FileChannel.open(table, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.truncate(keep);
+            }
+            String where = "seed " + seed + ": " + name + " cut to " + keep + " of " + size + " bytes";
+            assertCorruptAtOpen(copy, table, where);
+            assertRepairedStoreOpens(copy, name, where);
+        }
+    }
+
+    @Test
+    void missingTableIsCorruptionAtOpen() throws Exception {
+        for (Path file : List.of(files(pristine, FileNames.TABLE).getLast(), files(pristine, FileNames.REMIX).getFirst())) {
+            Path name = file.getFileName();
+            Path copy = copy();
+            Files.delete(copy.resolve(name));
+            String where = "seed " + seed + ": " + name + " deleted";
+            CorruptionException e = assertCorruptAtOpen(copy, copy.resolve(name), where);
+            assertTrue(e.getMessage().contains("missing"), where + ": says missing: " + e.getMessage());
+            assertRepairedStoreOpens(copy, name, where);
+        }
+    }
+
+    @Test
+    void missingManifestWithTablesPresentIsCorruptionAtOpen() throws Exception {
+        Path copy = copy();
+        Path manifest = copy.resolve(FileNames.MANIFEST);
+        Files.delete(manifest);
+        String where = "seed " + seed + ": MANIFEST deleted";
+        CorruptionException e = assertCorruptAtOpen(copy, manifest, where);
+        assertTrue(e.getMessage().contains("MANIFEST is missing"), where + ": " + e.getMessage());
+        assertTrue(Files.notExists(manifest), where + ": a failed open must not create an empty MANIFEST");
+        assertEquals(files(pristine, FileNames.TABLE).size(), files(copy, FileNames.TABLE).size(),
+                where + ": a failed open must not delete tables");
+        assertRepairedStoreOpens(copy, Path.of(FileNames.MANIFEST), where);
+    }
+
+    @Test
+    void emptyManifestIsCorruptionAtOpen() throws Exception {
+        Path copy = copy();
+        Path manifest = copy.resolve(FileNames.MANIFEST);
+        Files.write(manifest, new byte[0]);
+        String where = "seed " + seed + ": MANIFEST emptied";
+        assertCorruptAtOpen(copy, manifest, where);
+        assertRepairedStoreOpens(copy, Path.of(FileNames.MANIFEST), where);
+    }
+
+    private static CorruptionException assertCorruptAtOpen(Path copy, Path damaged, String where) {
+        try (RemixDB db = RemixDB.open(copy, OPTIONS)) {
+            fail(where + ": open succeeded: " + db);
+            return null;
+        } catch (CorruptionException e) {
+            assertNamesFile(e, damaged, where);
+            return e;
+        } catch (Throwable t) {
+            throw new AssertionError(where + ": expected a CorruptionException at open, got " + t, t);
+        }
+    }
+
+    /**
+     * Puts the pristine file back and opens again: the failed open released the lock and every file,
+     * and changed nothing that matters.
+     */
+    private static void assertRepairedStoreOpens(Path copy, Path name, String where) throws Exception {
+        Files.copy(pristine.resolve(name), copy.resolve(name), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        assertEquals(Outcome.INTACT, trial(copy, null, -1, false, where + ", then repaired"));
+    }
+
+    // ------------------------------------------------------------------ one trial
+
+    /**
+     * Opens {@code copy} and reads everything; returns what happened, failing on wrong data and on
+     * any exception but a {@link CorruptionException} naming {@code damaged}.
+     */
+    private static Outcome trial(Path copy, Path damaged, long offset, boolean tailCutAllowed, String where) {
+        List<NavigableMap<byte[], byte[]>> candidates = new ArrayList<>();
+        candidates.add(model);
+        if (tailCutAllowed) {
+            candidates.add(modelBeforeLast);
+        }
+        RemixDB db;
+        try {
+            db = RemixDB.open(copy, OPTIONS);
+        } catch (CorruptionException e) {
+            assertNamesFile(e, damaged, where + " (at open)");
+            return Outcome.CORRUPTION;
+        } catch (Throwable t) {
+            throw new AssertionError(where + ": open threw " + t + " instead of a CorruptionException", t);
+        }
+        Outcome outcome;
+        try {
+            outcome = readAll(db, candidates, where);
+        } catch (CorruptionException e) {
+            assertNamesFile(e, damaged, where + " (at a read)");
+            outcome = Outcome.CORRUPTION;
+        } catch (AssertionError e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(where + ": a read threw " + t + " instead of a CorruptionException", t);
+        } finally {
+            try {
+                db.close();
+            } catch (Throwable t) {
+                throw new AssertionError(where + ": close threw " + t, t);
+            }
+        }
+        if (outcome == Outcome.TAIL_CUT) {
+            // The cut is made on disk (the WAL is truncated): a second open sees the same and no error.
+            try (RemixDB again = RemixDB.open(copy, OPTIONS)) {
+                assertEquals(Outcome.TAIL_CUT, readAll(again, List.of(modelBeforeLast, modelBeforeLast), where + " reopened"));
+            } catch (IOException e) {
+                throw new AssertionError(where + ": reopen after the cut threw " + e, e);
+            }
+        }
+        return outcome;
+    }
+
+    /**
+     * Scans, then gets every key ever written. Each candidate state the data disagrees with is dropped;
+     * none left is wrong data. Returns INTACT when the model survives, TAIL_CUT when only the model
+     * before the last write does. A CorruptionException passes through, after everything read before
+     * it was found to agree with a candidate.
+     */
+    private static Outcome readAll(RemixDB db, List<NavigableMap<byte[], byte[]>> candidates, String where) {
+        List<NavigableMap<byte[], byte[]>> alive = new ArrayList<>(candidates);
+        List<Iterator<Map.Entry<byte[], byte[]>>> its = new ArrayList<>();
+        for (NavigableMap<byte[], byte[]> c : alive) {
+            its.add(c.entrySet().iterator());
+        }
+        try (Cursor c = db.cursor()) {
+            for (c.seekToFirst(); c.isValid(); c.next()) {
+                byte[] key = c.key();
+                byte[] value = c.value();
+                for (int i = alive.size() - 1; i >= 0; i--) {
+                    Iterator<Map.Entry<byte[], byte[]>> it = its.get(i);
+                    Map.Entry<byte[], byte[]> want = it.hasNext() ? it.next() : null;
+                    if (want == null || !Arrays.equals(want.getKey(), key) || !Arrays.equals(want.getValue(), value)) {
+                        alive.remove(i);
+                        its.remove(i);
+                    }
+                }
+                if (alive.isEmpty()) {
+                    fail(where + ": WRONG DATA: the scan shows " + show(key) + " = " + value.length + " bytes, which no accepted state has");
+                }
+            }
+        }
+        for (int i = alive.size() - 1; i >= 0; i--) {
+            if (its.get(i).hasNext()) {
+                alive.remove(i);
+            }
+        }
+        if (alive.isEmpty()) {
+            fail(where + ": WRONG DATA: the scan ended early");
+        }
+        for (byte[] key : touched) {
+            byte[] got = db.get(key);
+            alive.removeIf(m -> !Arrays.equals(m.get(key), got));
+            if (alive.isEmpty()) {
+                fail(where + ": WRONG DATA: get " + show(key) + " = " + (got == null ? "absent" : got.length + " bytes"));
+            }
+        }
+        if (alive.getFirst() == model) {
+            return Outcome.INTACT;
+        }
+        assertFalse(alive.contains(model));
+        for (Map.Entry<byte[], byte[]> e : modelBeforeLast.entrySet()) {
+            assertArrayEquals(e.getValue(), db.get(e.getKey()), where);
+        }
+        return Outcome.TAIL_CUT;
+    }
+
+    private static void assertNamesFile(CorruptionException e, Path damaged, String where) {
+        if (damaged == null) {
+            throw new AssertionError(where + ": undamaged store reported corruption: " + e, e);
+        }
+        assertEquals(damaged.toAbsolutePath().normalize(), e.file().toAbsolutePath().normalize(),
+                where + ": the exception names the damaged file: " + e.getMessage());
+        assertTrue(e.getMessage().contains(damaged.getFileName().toString()), where + ": message names the file: " + e.getMessage());
+        assertTrue(e.offset() >= 0, where + ": offset " + e.offset());
+    }
+
+    private static String show(byte[] key) {
+        return new String(key, StandardCharsets.UTF_8);
+    }
+
+    // ------------------------------------------------------------------ files
+
+    /** A fresh copy of the pristine store (it is small: a few hundred KiB). */
+    private static Path copy() throws IOException {
+        Path copy = root.resolve("copy-" + copies.incrementAndGet());
+        Files.createDirectories(copy);
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(pristine)) {
+            for (Path f : s) {
+                if (Files.isRegularFile(f)) {
+                    Files.copy(f, copy.resolve(f.getFileName()));
+                }
+            }
+        }
+        return copy;
+    }
+
+    /** The files of {@code dir} with {@code suffix}, by number. */
+    private static List<Path> files(Path dir, String suffix) throws IOException {
+        TreeMap<Long, Path> byNumber = new TreeMap<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
+            for (Path f : s) {
+                FileNames.number(f.getFileName().toString(), suffix).ifPresent(n -> byNumber.put(n, f));
+            }
+        }
+        return new ArrayList<>(byNumber.values());
+    }
+}
