@@ -4,6 +4,7 @@ import dev.remixdb.engine.Engine;
 import dev.remixdb.wal.WalOp;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -48,36 +49,60 @@ public final class RemixDB implements AutoCloseable {
     public void put(byte[] key, byte[] value) throws IOException {
         checkKey(key);
         checkValue(value);
-        engine.write(List.of(new WalOp(false, key.clone(), value.clone())), false);
+        try {
+            engine.write(List.of(new WalOp(false, key.clone(), value.clone())), false);
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
     }
 
     /** Removes {@code key} (nothing happens when it is absent). */
     public void delete(byte[] key) throws IOException {
         checkKey(key);
-        engine.write(List.of(new WalOp(true, key.clone(), null)), false);
+        try {
+            engine.write(List.of(new WalOp(true, key.clone(), null)), false);
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
     }
 
     /** The value of {@code key}, or null when it is absent. */
     public byte[] get(byte[] key) {
         checkKey(key);
         engine.checkOpen();
-        return engine.get(key);
+        try {
+            return engine.get(key);
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
     }
 
     /** Makes every write acknowledged so far durable. */
     public void sync() throws IOException {
-        engine.sync();
+        try {
+            engine.sync();
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
     }
 
     /** A cursor over a consistent snapshot taken now; close it when done. */
     public Cursor cursor() {
-        return engine.cursor();
+        try {
+            return engine.cursor();
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
     }
 
     /** Counters and sizes; see {@link Stats}. */
     public Stats stats() {
         engine.checkOpen();
-        return engine.stats();
+        try {
+            return engine.stats();
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
     }
 
     /**
@@ -95,6 +120,25 @@ public final class RemixDB implements AutoCloseable {
     @Override
     public void close() throws IOException {
         engine.close();
+    }
+
+    /**
+     * A call that raced {@link #close()} fails on whatever close() released first (the WAL writer,
+     * the block cache, the block reader); such a call never took effect, and the one thing the caller
+     * needs to know is that the store is closed: {@link ClosedException}, with that failure as its
+     * cause. Before close, {@code e} is returned as it is.
+     */
+    private RuntimeException closedOr(RuntimeException e) {
+        if (e instanceof ClosedException) {
+            return e;
+        }
+        try {
+            engine.checkOpen();
+        } catch (ClosedException closed) {
+            closed.initCause(e);
+            return closed;
+        }
+        return e;
     }
 
     private static void checkKey(byte[] key) {

@@ -368,6 +368,38 @@ class ApiTest {
         assertFalse(d.syncWrites());
     }
 
+    /** The smallest settings the builder accepts make a working store (no block cache at all, one thread). */
+    @Test
+    void edgeOptionsMakeAWorkingStore() throws Exception {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        Options edge = Options.builder().memtableBytes(4096).blockCacheBytes(0).compactionThreads(1)
+                .tableBytes(4096).abortFraction(0.5).build();
+        NavigableMap<byte[], byte[]> model = newModel();
+        for (int session = 0; session < 2; session++) {
+            try (RemixDB db = RemixDB.open(dir, edge)) {
+                assertContents(db, model, "seed " + seed + " session " + session + " after open");
+                for (int i = 0; i < 800; i++) {
+                    byte[] key = ModelTest.key(rnd.nextInt(500), rnd);
+                    if (rnd.nextInt(5) == 0) {
+                        db.delete(key);
+                        model.remove(key);
+                    } else {
+                        byte[] value = new byte[rnd.nextInt(10) == 0 ? 5000 : rnd.nextInt(50)];
+                        rnd.nextBytes(value);
+                        db.put(key, value);
+                        model.put(key, value);
+                    }
+                }
+                db.compactMemtable();
+                // BlockCache: with no budget it keeps only the slots of the most blocks pinned at once (a few per cursor).
+                assertTrue(db.stats().blockCacheBytes() <= 64 * 4096, "seed " + seed + ": cache memory without a budget: "
+                        + db.stats().blockCacheBytes());
+                assertContents(db, model, "seed " + seed + " session " + session);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ snapshot isolation
 
     @Test

@@ -7,10 +7,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -27,6 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -77,6 +83,13 @@ class CorruptionTest {
     private static long lastRecordStart;
     private static long lastRecordEnd;
 
+    /**
+     * The newest WAL's history: after its first k writes the store held {@code newestStates.get(k)},
+     * and the WAL was {@code newestEnds.get(k)} bytes long (k = 0: just its 24-byte header).
+     */
+    private static final List<NavigableMap<byte[], byte[]>> newestStates = new ArrayList<>();
+    private static final List<Long> newestEnds = new ArrayList<>();
+
     private static final AtomicInteger copies = new AtomicInteger();
 
     enum Outcome { CORRUPTION, INTACT, TAIL_CUT }
@@ -104,11 +117,15 @@ class CorruptionTest {
             }
         }
         try (RemixDB db = RemixDB.open(pristine, OPTIONS)) {
+            Path wal = files(pristine, FileNames.WAL).getLast();
+            newestStates.add(new TreeMap<>(model));
+            newestEnds.add(Files.size(wal));
             for (int i = 0; i < 59; i++) {
                 randomWrite(db, rnd, 1200, 40);
+                newestStates.add(new TreeMap<>(model));
+                newestEnds.add(Files.size(wal));
             }
             modelBeforeLast = new TreeMap<>(model);
-            Path wal = files(pristine, FileNames.WAL).getLast();
             lastRecordStart = Files.size(wal);
             byte[] key = "zz-last-write".getBytes(StandardCharsets.UTF_8);
             byte[] value = new byte[30];
@@ -117,6 +134,8 @@ class CorruptionTest {
             model.put(key, value);
             touched.add(key);
             lastRecordEnd = Files.size(wal);
+            newestStates.add(new TreeMap<>(model));
+            newestEnds.add(lastRecordEnd);
         }
         List<Path> wals = files(pristine, FileNames.WAL);
         assertEquals(2, wals.size(), "seed " + seed + ": an older and a newest WAL: " + wals);
@@ -175,7 +194,7 @@ class CorruptionTest {
      * Javadoc: "footer", "block records", "block index", "keys block", "data block" or "padding".
      */
     private static String tableRegion(byte[] file, long offset) {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(file).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
         int footer = file.length - 128;
         long recordsAt = b.getLong(footer + 40);
         long recordsLength = b.getLong(footer + 48);
@@ -273,6 +292,59 @@ class CorruptionTest {
                 "seed " + seed + " trial " + t + ": " + what + " flipped at offset " + offset + " of " + bytes.length);
     }
 
+    /**
+     * A damaged data block is not read at open, but compaction merges it sooner or later: the
+     * compaction fails, and from then on writes (and {@link RemixDB#compactMemtable()}) throw an
+     * IOException whose causes include the CorruptionException naming the table; reads go on, close
+     * works, and every acknowledged write survives a reopen.
+     */
+    @Test
+    void damagedTableMetByCompactionStopsWritesNamingTheFile() throws Exception {
+        Path copy = copy();
+        List<Path> tables = files(copy, FileNames.TABLE);
+        for (Path table : tables) {
+            byte[] bytes = Files.readAllBytes(table);
+            assertEquals("data block", tableRegion(bytes, 10));
+            bytes[10] ^= 0x5A;
+            Files.write(table, bytes);
+        }
+        String where = "seed " + seed + ": every table's first data block damaged";
+        int acknowledged = -1;
+        IOException failure = null;
+        try (RemixDB db = RemixDB.open(copy, OPTIONS)) {
+            for (int i = 0; i < 20_000 && failure == null; i++) {
+                try {
+                    db.put(String.format("new-%05d", i).getBytes(StandardCharsets.UTF_8), new byte[40]);
+                    acknowledged = i;
+                } catch (IOException e) {
+                    failure = e;
+                }
+            }
+            assertTrue(failure != null, where + ": 20000 puts and no compaction read a damaged block");
+            CorruptionException cause = corruptionCause(failure);
+            assertTrue(cause != null, where + ": the write error carries the corruption: " + failure);
+            assertTrue(tables.contains(cause.file()), where + ": names a damaged table: " + cause.file());
+            IOException again = assertThrows(IOException.class, db::compactMemtable);
+            assertTrue(corruptionCause(again) != null, where + ": compactMemtable reports the failure: " + again);
+            assertArrayEquals(new byte[40], db.get("new-00000".getBytes(StandardCharsets.UTF_8)), where + ": reads go on");
+        }
+        try (RemixDB db = RemixDB.open(copy, OPTIONS)) {
+            for (int i = 0; i <= acknowledged; i++) {
+                assertArrayEquals(new byte[40], db.get(String.format("new-%05d", i).getBytes(StandardCharsets.UTF_8)),
+                        where + ": acknowledged put " + i + " of " + acknowledged + " after reopen");
+            }
+        }
+    }
+
+    private static CorruptionException corruptionCause(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof CorruptionException e) {
+                return e;
+            }
+        }
+        return null;
+    }
+
     // ------------------------------------------------------------------ truncated and missing files
 
     @Test
@@ -282,12 +354,113 @@ class CorruptionTest {
         for (long keep : new long[] {size - 1, size - 128, size / 2, 1, 0}) {
             Path copy = copy();
             Path table = copy.resolve(name);
-            try (var ch = java.nio.channels.FileChannel.open(table, java.nio.file.StandardOpenOption.WRITE)) {
-                ch.truncate(keep);
-            }
+            truncate(table, keep);
             String where = "seed " + seed + ": " + name + " cut to " + keep + " of " + size + " bytes";
             assertCorruptAtOpen(copy, table, where);
             assertRepairedStoreOpens(copy, name, where);
+        }
+    }
+
+    /**
+     * A crash can leave the newest WAL cut anywhere: the store opens without error and holds exactly
+     * the writes whose records are whole, none of the rest (the torn-tail rule of WalReader; a header
+     * cut short is a WAL being created).
+     */
+    @Test
+    void truncatedNewestWalLosesExactlyTheRecordsCut() throws Exception {
+        Random rnd = new Random(seed + 6);
+        long size = Files.size(pristine.resolve(newestWal));
+        assertEquals(size, (long) newestEnds.getLast());
+        for (int t = 0; t < 20; t++) {
+            long keep = t == 0 ? 0 : t == 1 ? 10 : t == 2 ? newestEnds.get(30) : rnd.nextLong(size);
+            int whole = 0;
+            while (whole + 1 < newestEnds.size() && newestEnds.get(whole + 1) <= keep) {
+                whole++;
+            }
+            Path copy = copy();
+            truncate(copy.resolve(newestWal), keep);
+            String where = "seed " + seed + " trial " + t + ": newest WAL cut to " + keep + " of " + size
+                    + " bytes, " + whole + " whole writes";
+            try (RemixDB db = RemixDB.open(copy, OPTIONS)) {
+                assertTrue(readAll(db, List.of(newestStates.get(whole)), where) == newestStates.get(whole), where);
+            } catch (IOException | RuntimeException e) {
+                throw new AssertionError(where + ": " + e, e);
+            }
+        }
+    }
+
+    /**
+     * An older WAL cut exactly at a record boundary, or deleted, still replays cleanly on its own; but
+     * the writes it lost come before those of the newest WAL, and showing the later writes without the
+     * earlier ones is wrong data. The gap in the sequence numbers gives it away.
+     */
+    @Test
+    void olderWalCutAtARecordBoundaryOrDeletedIsCorruptionAtOpen() throws Exception {
+        List<Long> ends = recordEnds(Files.readAllBytes(pristine.resolve(olderWal)));
+        assertTrue(ends.size() > 10, "seed " + seed + ": records in the older WAL: " + ends.size());
+        for (long keep : new long[] {ends.get(ends.size() - 2), ends.get(ends.size() / 2), 24}) {
+            Path copy = copy();
+            truncate(copy.resolve(olderWal), keep);
+            String where = "seed " + seed + ": " + olderWal + " cut at a record boundary, " + keep + " of "
+                    + ends.getLast() + " bytes";
+            assertCorruptAtOpen(copy, copy.resolve(olderWal), where);
+            assertRepairedStoreOpens(copy, olderWal, where);
+        }
+        Path copy = copy();
+        Files.delete(copy.resolve(olderWal));
+        String where = "seed " + seed + ": " + olderWal + " deleted";
+        assertCorruptAtOpen(copy, copy.resolve(olderWal), where);
+        assertRepairedStoreOpens(copy, olderWal, where);
+    }
+
+    /**
+     * The one state in which the first live WAL may be absent: a store that crashed while being
+     * created, after its first MANIFEST and before its first WAL. It opens, empty, and works.
+     */
+    @Test
+    void newStoreWithoutItsFirstWalOpens() throws Exception {
+        Path fresh = root.resolve("fresh-" + copies.incrementAndGet());
+        RemixDB.open(fresh, OPTIONS).close();
+        for (Path wal : files(fresh, FileNames.WAL)) {
+            Files.delete(wal);
+        }
+        try (RemixDB db = RemixDB.open(fresh, OPTIONS)) {
+            try (Cursor c = db.cursor()) {
+                c.seekToFirst();
+                assertFalse(c.isValid(), "seed " + seed + ": empty");
+            }
+            db.put(new byte[] {1}, new byte[] {2});
+        }
+        try (RemixDB db = RemixDB.open(fresh, OPTIONS)) {
+            assertArrayEquals(new byte[] {2}, db.get(new byte[] {1}));
+        }
+    }
+
+    /** The end offsets of a WAL's records (layout in {@link dev.remixdb.wal.WalWriter}: 24-byte header, then u32 length + 8 + payload). */
+    private static List<Long> recordEnds(byte[] wal) {
+        ByteBuffer b = ByteBuffer.wrap(wal).order(ByteOrder.LITTLE_ENDIAN);
+        List<Long> ends = new ArrayList<>();
+        long at = 24;
+        while (at < wal.length) {
+            at += 12 + Integer.toUnsignedLong(b.getInt((int) at));
+            ends.add(at);
+        }
+        assertEquals(wal.length, at, "records fill the WAL");
+        return ends;
+    }
+
+    /** Cut short, any other file is corruption: only the newest WAL can be torn by a crash. */
+    @Test
+    void truncatedRemixManifestOrOlderWalIsCorruptionAtOpen() throws Exception {
+        Random rnd = new Random(seed + 7);
+        for (Path name : List.of(files(pristine, FileNames.REMIX).getFirst().getFileName(), Path.of(FileNames.MANIFEST), olderWal)) {
+            long size = Files.size(pristine.resolve(name));
+            for (long keep : new long[] {size - 1, 1 + rnd.nextLong(size - 1), 30}) {
+                Path copy = copy();
+                truncate(copy.resolve(name), keep);
+                String where = "seed " + seed + ": " + name + " cut to " + keep + " of " + size + " bytes";
+                assertCorruptAtOpen(copy, copy.resolve(name), where);
+            }
         }
     }
 
@@ -345,7 +518,7 @@ class CorruptionTest {
      * and changed nothing that matters.
      */
     private static void assertRepairedStoreOpens(Path copy, Path name, String where) throws Exception {
-        Files.copy(pristine.resolve(name), copy.resolve(name), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(pristine.resolve(name), copy.resolve(name), StandardCopyOption.REPLACE_EXISTING);
         assertEquals(Outcome.INTACT, trial(copy, null, -1, false, where + ", then repaired"));
     }
 
@@ -372,7 +545,7 @@ class CorruptionTest {
         }
         Outcome outcome;
         try {
-            outcome = readAll(db, candidates, where);
+            outcome = readAll(db, candidates, where) == model ? Outcome.INTACT : Outcome.TAIL_CUT;
         } catch (CorruptionException e) {
             assertNamesFile(e, damaged, where + " (at a read)");
             outcome = Outcome.CORRUPTION;
@@ -390,7 +563,7 @@ class CorruptionTest {
         if (outcome == Outcome.TAIL_CUT) {
             // The cut is made on disk (the WAL is truncated): a second open sees the same and no error.
             try (RemixDB again = RemixDB.open(copy, OPTIONS)) {
-                assertEquals(Outcome.TAIL_CUT, readAll(again, List.of(modelBeforeLast, modelBeforeLast), where + " reopened"));
+                readAll(again, List.of(modelBeforeLast), where + " reopened");
             } catch (IOException e) {
                 throw new AssertionError(where + ": reopen after the cut threw " + e, e);
             }
@@ -400,11 +573,10 @@ class CorruptionTest {
 
     /**
      * Scans, then gets every key ever written. Each candidate state the data disagrees with is dropped;
-     * none left is wrong data. Returns INTACT when the model survives, TAIL_CUT when only the model
-     * before the last write does. A CorruptionException passes through, after everything read before
-     * it was found to agree with a candidate.
+     * none left is wrong data. Returns the first candidate left. A CorruptionException passes
+     * through, after everything read before it was found to agree with a candidate.
      */
-    private static Outcome readAll(RemixDB db, List<NavigableMap<byte[], byte[]>> candidates, String where) {
+    private static NavigableMap<byte[], byte[]> readAll(RemixDB db, List<NavigableMap<byte[], byte[]>> candidates, String where) {
         List<NavigableMap<byte[], byte[]>> alive = new ArrayList<>(candidates);
         List<Iterator<Map.Entry<byte[], byte[]>>> its = new ArrayList<>();
         for (NavigableMap<byte[], byte[]> c : alive) {
@@ -442,14 +614,7 @@ class CorruptionTest {
                 fail(where + ": WRONG DATA: get " + show(key) + " = " + (got == null ? "absent" : got.length + " bytes"));
             }
         }
-        if (alive.getFirst() == model) {
-            return Outcome.INTACT;
-        }
-        assertFalse(alive.contains(model));
-        for (Map.Entry<byte[], byte[]> e : modelBeforeLast.entrySet()) {
-            assertArrayEquals(e.getValue(), db.get(e.getKey()), where);
-        }
-        return Outcome.TAIL_CUT;
+        return alive.getFirst();
     }
 
     private static void assertNamesFile(CorruptionException e, Path damaged, String where) {
@@ -480,6 +645,12 @@ class CorruptionTest {
             }
         }
         return copy;
+    }
+
+    private static void truncate(Path file, long length) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.truncate(length);
+        }
     }
 
     /** The files of {@code dir} with {@code suffix}, by number. */

@@ -38,9 +38,9 @@ public final class ReleaseChild {
         for (int round = 0; round < rounds; round++) {
             long open;
             try (RemixDB db = RemixDB.open(dir, CloseReleasesTest.options())) {
-                CloseReleasesTest.fill(db, rnd);
+                CloseReleasesTest.fill(db, rnd, 600);
                 db.compactMemtable();
-                CloseReleasesTest.fill(db, rnd);
+                CloseReleasesTest.fill(db, rnd, 100);
                 // Left open on purpose: closing the store must release its snapshot too.
                 Cursor c = db.cursor();
                 c.seek("key-0250".getBytes(StandardCharsets.UTF_8));

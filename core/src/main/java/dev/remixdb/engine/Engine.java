@@ -560,7 +560,9 @@ public final class Engine implements AutoCloseable {
         } catch (Throwable t) {
             error = t;
         }
-        // A leader that passed its checks before close still finishes its group: wait for it.
+        // A leader already appending finishes its group: wait for it. One that passed its checks but
+        // has not reached the WAL yet finds it closed and fails having written nothing (RemixDB turns
+        // that into ClosedException).
         insertLock.lock();
         try {
             wal.close();

@@ -108,11 +108,32 @@ final class Recovery {
         MemtableRef mem;
         long lastSeq = data.lastSequence();
         List<Long> wals = new ArrayList<>(files.get(FileNames.WAL).tailMap(data.firstLiveWal(), true).keySet());
+        // Seqs are handed out in increasing order across the WALs, so no op's seq is more than one
+        // past every seq before it (the MANIFEST's last sequence bounds what the tables hold; an abort
+        // re-logs older seqs, which only go down). A jump means writes are missing from the middle of
+        // the log, where no crash can tear it: a WAL cut short at a record boundary, or a WAL deleted.
+        // Replaying on would show later writes without earlier ones: wrong data, so it is corruption.
+        long[] maxSeq = {data.lastSequence()};
         try {
+            // The first live WAL is durable before any MANIFEST names it and is deleted only after one names
+            // a later WAL, so it can be absent only in a store that crashed while being created (the first
+            // MANIFEST is written before the first WAL): no writes, no later WAL. Otherwise its writes,
+            // which no table holds, would be lost without a word.
+            if (!files.get(FileNames.WAL).containsKey(data.firstLiveWal()) && (data.lastSequence() > 0 || !wals.isEmpty())) {
+                throw new CorruptionException(FileNames.wal(dir, data.firstLiveWal()), 0, "the first live WAL named by "
+                        + dir.resolve(FileNames.MANIFEST) + " is missing");
+            }
             for (int i = 0; i < wals.size(); i++) {
                 long number = wals.get(i);
+                int index = i;
+                boolean[] firstOp = {true};
                 ReplayResult r = WalReader.replay(FileNames.wal(dir, number), number, i == wals.size() - 1,
                         (seq, delete, key, koff, klen, value, voff, vlen) -> {
+                            if (seq > maxSeq[0] + 1) {
+                                throw seqGap(dir, wals, index, firstOp[0], seq, maxSeq[0]);
+                            }
+                            firstOp[0] = false;
+                            maxSeq[0] = Math.max(maxSeq[0], seq);
                             long node = memtable.find(key, koff, klen, seq);
                             if (node >= 0 && memtable.seq(node) == seq) {
                                 // A version an abort re-logged: already there from an older WAL.
@@ -136,6 +157,17 @@ final class Recovery {
                 TableOptions.DEFAULT.keysBlock());
         return new State(dir, options, tableOptions, reader, cache, lockChannel, fileLock, next, lastSeq, wal, mem,
                 version);
+    }
+
+    /** The corruption behind a jump from seq {@code max} to {@code seq} in WAL {@code wals[i]}. */
+    private static CorruptionException seqGap(Path dir, List<Long> wals, int i, boolean firstOp, long seq, long max) {
+        String missing = "seq " + seq + " follows seq " + max + ", the writes between are missing";
+        if (firstOp && i > 0) {
+            Path before = FileNames.wal(dir, wals.get(i - 1));
+            return new CorruptionException(before, before.toFile().length(), missing
+                    + ": this WAL was cut short at a record boundary, or a WAL after it was deleted");
+        }
+        return new CorruptionException(FileNames.wal(dir, wals.get(i)), 0, missing + " (inside this WAL)");
     }
 
     /** The numbered files of the directory by suffix, then number. */
