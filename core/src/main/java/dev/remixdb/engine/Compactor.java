@@ -116,11 +116,14 @@ final class Compactor {
         }
     }
 
-    /**
-     * One pass over the frozen memtable: new bytes, keys and tombstones per partition. Bytes are
-     * key + value bytes, the unit of {@code Options.tableBytes()} and {@code memtableBytes()}.
-     */
-    private static void measure(View v, long[] bytes, long[] keys, long[] tombstones) {
+    /** Receives each newest entry of the frozen memtable with the index of its partition. */
+    @FunctionalInterface
+    private interface EntryVisitor {
+        void entry(int partition, MemtableCursor entry);
+    }
+
+    /** Walks the frozen memtable once, in key order, tracking which partition each key falls in. */
+    private static void forEachEntry(View v, EntryVisitor visitor) {
         Version version = v.version;
         try (MemtableCursor c = v.imm.memtable.cursor(Long.MAX_VALUE)) {
             int p = 0;
@@ -128,13 +131,23 @@ final class Compactor {
                 while (p + 1 < version.partitionCount() && atOrAfter(c, version.partition(p + 1).lower())) {
                     p++;
                 }
-                bytes[p] += c.keyLength() + c.valueLength();
-                keys[p]++;
-                if (c.isTombstone()) {
-                    tombstones[p]++;
-                }
+                visitor.entry(p, c);
             }
         }
+    }
+
+    /**
+     * New bytes, keys and tombstones per partition. Bytes are key + value bytes, the unit of
+     * {@code Options.tableBytes()} and {@code memtableBytes()}.
+     */
+    private static void measure(View v, long[] bytes, long[] keys, long[] tombstones) {
+        forEachEntry(v, (p, c) -> {
+            bytes[p] += c.keyLength() + c.valueLength();
+            keys[p]++;
+            if (c.isTombstone()) {
+                tombstones[p]++;
+            }
+        });
     }
 
     private static boolean atOrAfter(MemtableCursor c, byte[] bound) {
@@ -193,7 +206,7 @@ final class Compactor {
                 }
             }
             case CompactionPlan.Minor m -> {
-                if (tables + PartitionJob.tablesFor(stats.newBytes(), stats.tableTargetBytes()) > Selectors.MAX_RUNS) {
+                if (tables + stats.newTables() > Selectors.MAX_RUNS) {
                     throw new IllegalStateException("minor compaction would give more than " + Selectors.MAX_RUNS
                             + " tables: " + stats);
                 }
@@ -212,18 +225,11 @@ final class Compactor {
     /** The aborted partitions' newest versions, to put back into the active memtable. */
     private static List<Kept> kept(View v, CompactionPlan[] plans) {
         List<Kept> out = new ArrayList<>();
-        Version version = v.version;
-        try (MemtableCursor c = v.imm.memtable.cursor(Long.MAX_VALUE)) {
-            int p = 0;
-            for (c.seekToFirst(); c.isValid(); c.next()) {
-                while (p + 1 < version.partitionCount() && atOrAfter(c, version.partition(p + 1).lower())) {
-                    p++;
-                }
-                if (plans[p] instanceof CompactionPlan.Abort) {
-                    out.add(new Kept(c.seq(), c.isTombstone(), c.key(), c.isTombstone() ? null : c.value()));
-                }
+        forEachEntry(v, (p, c) -> {
+            if (plans[p] instanceof CompactionPlan.Abort) {
+                out.add(new Kept(c.seq(), c.isTombstone(), c.key(), c.isTombstone() ? null : c.value()));
             }
-        }
+        });
         return out;
     }
 

@@ -150,6 +150,7 @@ public final class Engine implements AutoCloseable {
         Writer w = new Writer(ops, sync || options.syncWrites(), lock.newCondition());
         List<Writer> group;
         long firstSeq;
+        long groupLastSeq;
         boolean syncGroup = false;
         WalWriter log;
         MemtableRef mem;
@@ -198,6 +199,7 @@ public final class Engine implements AutoCloseable {
             for (Writer x : group) {
                 lastSeq += x.ops.size();
             }
+            groupLastSeq = lastSeq;
             log = wal;
             mem = view.mem;
         } finally {
@@ -215,7 +217,7 @@ public final class Engine implements AutoCloseable {
                 // The WAL may now hold part of the group: later writes must not appear to succeed.
                 failure = error;
             } else {
-                visibleSeq = firstSeq - 1 + group.stream().mapToLong(x -> x.ops.size()).sum();
+                visibleSeq = groupLastSeq;
             }
             for (Writer x : group) {
                 writers.removeFirst();

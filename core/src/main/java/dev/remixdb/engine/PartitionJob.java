@@ -57,11 +57,6 @@ final class PartitionJob {
         this.plan = plan;
     }
 
-    /** Tables the engine cuts {@code bytes} of data into. */
-    static int tablesFor(long bytes, long target) {
-        return (int) Math.max(1, (bytes + target - 1) / target);
-    }
-
     Result run() throws IOException {
         return switch (plan) {
             case CompactionPlan.Minor m -> minor();

@@ -41,26 +41,11 @@ final class VersionSource implements Source {
 
     @Override
     public void seek(MemorySegment key, long offset, int length) {
-        byte[] k = key.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        open(find(k));
+        open(Partition.find(partitions, key, offset, length));
         if (cursor != null) {
             cursor.seek(key, offset, length);
         }
         skipEmpty();
-    }
-
-    private int find(byte[] key) {
-        int found = 0;
-        for (int lo = 1, hi = partitions.size() - 1; lo <= hi; ) {
-            int mid = (lo + hi) >>> 1;
-            if (dev.remixdb.version.Bytes.compare(partitions.get(mid).lower(), key) <= 0) {
-                found = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return found;
     }
 
     /** Opens a cursor on partition {@code i} (none when it has no tables). */

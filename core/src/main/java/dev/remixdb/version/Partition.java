@@ -1,10 +1,12 @@
 package dev.remixdb.version;
 
+import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.Remix;
 import dev.remixdb.table.Table;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,6 +42,25 @@ public final class Partition extends RefCounted {
         this.remix = remix;
         this.remixFile = remixFile;
         this.remixPath = remixPath;
+    }
+
+    /**
+     * The index of the partition of {@code partitions} (in key order, the first starting at the
+     * empty key) whose range holds {@code key[off, off+len)}.
+     */
+    public static int find(List<Partition> partitions, MemorySegment key, long off, int len) {
+        int found = 0;
+        for (int lo = 1, hi = partitions.size() - 1; lo <= hi; ) {
+            int mid = (lo + hi) >>> 1;
+            byte[] lower = partitions.get(mid).lower;
+            if (Keys.compare(MemorySegment.ofArray(lower), 0, lower.length, key, off, len) <= 0) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
     }
 
     /** An empty partition starting at {@code lower}. */
@@ -133,20 +154,7 @@ public final class Partition extends RefCounted {
                 failure = new UncheckedIOException("cannot delete obsolete REMIX " + remixPath, e);
             }
         }
-        for (TableHandle t : tables) {
-            try {
-                t.release();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        releaseAll(tables, failure);
     }
 
     @Override

@@ -41,6 +41,28 @@ public abstract class RefCounted {
         return refs.get();
     }
 
+    /**
+     * Releases every one of {@code all}, even when some fail; the first failure is thrown with the
+     * others suppressed.
+     */
+    public static void releaseAll(Iterable<? extends RefCounted> all, RuntimeException earlier) {
+        RuntimeException failure = earlier;
+        for (RefCounted r : all) {
+            try {
+                r.release();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
     /** Frees what the object holds; called once, by the last {@link #release()}. */
     protected abstract void free();
 }

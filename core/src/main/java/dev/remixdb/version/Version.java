@@ -1,5 +1,6 @@
 package dev.remixdb.version;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
@@ -44,19 +45,7 @@ public final class Version extends RefCounted {
 
     /** The index of the partition whose range holds {@code key}. */
     public int find(byte[] key) {
-        int lo = 1;
-        int hi = partitions.length - 1;
-        int found = 0;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Bytes.compare(partitions[mid].lower(), key) <= 0) {
-                found = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return found;
+        return Partition.find(partitions(), MemorySegment.ofArray(key), 0, key.length);
     }
 
     public int tableCount() {
@@ -69,21 +58,7 @@ public final class Version extends RefCounted {
 
     @Override
     protected void free() {
-        RuntimeException failure = null;
-        for (Partition p : partitions) {
-            try {
-                p.release();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        releaseAll(List.of(partitions), null);
     }
 
     @Override
