@@ -1,6 +1,8 @@
 package dev.remixdb.bench;
 
 import dev.remixdb.bench.db.WriteAmpCommand;
+import dev.remixdb.bench.dbbench.DbBenchCommand;
+import dev.remixdb.bench.dbbench.DbChildCommand;
 import dev.remixdb.bench.micro.RemixMicroCommand;
 import dev.remixdb.bench.rebuild.RemixRebuildCommand;
 import java.util.Arrays;
@@ -8,12 +10,11 @@ import java.util.List;
 
 /**
  * Entry point of {@code remixdb-bench.jar}: {@code java -jar remixdb-bench.jar COMMAND [options]}.
- * Each command is its own {@link Command} class; add new ones (e.g. {@code db}, against RocksDB) to
- * {@link #COMMANDS}.
+ * Each command is its own {@link Command} class; add new ones to {@link #COMMANDS}.
  */
 public final class BenchMain {
-    private static final List<Command> COMMANDS = List.of(new RemixMicroCommand(), new RemixRebuildCommand(),
-            new WriteAmpCommand(), new JmhCommand());
+    private static final List<Command> COMMANDS = List.of(new DbBenchCommand(), new RemixMicroCommand(),
+            new RemixRebuildCommand(), new WriteAmpCommand(), new JmhCommand(), new DbChildCommand());
 
     private BenchMain() {}
 
@@ -69,7 +70,9 @@ public final class BenchMain {
         b.append("usage: java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \\\n")
                 .append("            -jar remixdb-bench.jar COMMAND [options]\n\ncommands:\n");
         for (Command c : COMMANDS) {
-            b.append(String.format("  %-12s %s%n", c.name(), c.summary()));
+            if (c.listed()) {
+                b.append(String.format("  %-12s %s%n", c.name(), c.summary()));
+            }
         }
         b.append("\n'COMMAND --help' (or 'help COMMAND') shows a command's options. See bench/README.md.\n");
         return b.toString();

@@ -1,7 +1,7 @@
 package dev.remixdb.bench;
 
 /**
- * A subcommand of {@link BenchMain} ("remix-micro", "jmh", and later "db"). Each lives in its own class
+ * A subcommand of {@link BenchMain} ("remix-micro", "jmh", "db", ...). Each lives in its own class
  * and parses its own arguments.
  */
 public interface Command {
@@ -11,6 +11,14 @@ public interface Command {
 
     /** One line for the list of commands. */
     String summary();
+
+    /**
+     * Whether {@code --help} lists it; false for commands that other commands start (e.g. the child
+     * process of {@code db}), which still run when named.
+     */
+    default boolean listed() {
+        return true;
+    }
 
     /** The full help text of this command. */
     String usage();

@@ -1,40 +1,42 @@
 package dev.remixdb.bench.micro;
 
+import static dev.remixdb.bench.chart.ChartKit.GRID;
+import static dev.remixdb.bench.chart.ChartKit.LABEL;
+import static dev.remixdb.bench.chart.ChartKit.SMALL;
+import static dev.remixdb.bench.chart.ChartKit.fmt;
+import static dev.remixdb.bench.chart.ChartKit.frame;
+import static dev.remixdb.bench.chart.ChartKit.legend;
+import static dev.remixdb.bench.chart.ChartKit.niceStep;
+import static dev.remixdb.bench.chart.ChartKit.noData;
+import static dev.remixdb.bench.chart.ChartKit.stroke;
+import static dev.remixdb.bench.chart.ChartKit.yAxis;
+
 import dev.remixdb.bench.MachineInfo;
+import dev.remixdb.bench.chart.ChartKit;
 import dev.remixdb.bench.data.Locality;
 import java.awt.BasicStroke;
 import java.awt.Color;
-import java.awt.Font;
 import java.awt.FontMetrics;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
-import java.awt.Stroke;
-import java.awt.geom.AffineTransform;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
-import javax.imageio.ImageIO;
 
 /**
  * Draws a {@link MicroReport} as one PNG in the layout of the paper's figures: a row per locality
  * (Figures 11 and 12) with a panel per phase, ops/s against H for each index; a last row with the D
  * sweep (Figure 13) as bars and REMIX bytes/key against H. Linear axes from zero, like the paper.
- * Needs no display: {@code java.awt.headless} is set before any AWT class loads.
+ * Needs no display; the drawing pieces are {@link ChartKit}'s.
  */
 public final class ChartWriter {
     private static final int PANEL_W = 600;
     private static final int PANEL_H = 390;
     private static final int TITLE_H = 64;
     private static final int LEGEND_W = 160;
-    private static final Font TITLE = new Font(Font.SANS_SERIF, Font.BOLD, 15);
-    private static final Font LABEL = new Font(Font.SANS_SERIF, Font.PLAIN, 13);
-    private static final Font SMALL = new Font(Font.SANS_SERIF, Font.PLAIN, 12);
-    private static final Color GRID = new Color(0xE0E0E0);
     private static final List<String> INDEXES =
             List.of("remix-full", "remix-tagseek", "remix-partial", "remix-notags", "bloom", "merging");
     private static final List<Color> INDEX_COLORS = List.of(new Color(0x1F77B4), new Color(0x17BECF), new Color(0xFF7F0E),
@@ -48,29 +50,16 @@ public final class ChartWriter {
 
     /** Writes the chart to {@code file} as PNG, creating its folder. */
     public static void write(MicroReport r, Path file) throws IOException {
-        System.setProperty("java.awt.headless", "true");
-        BufferedImage img = render(r);
-        Path dir = file.toAbsolutePath().getParent();
-        if (dir != null) {
-            Files.createDirectories(dir);
-        }
-        if (!ImageIO.write(img, "png", file.toFile())) {
-            throw new IOException("no PNG writer available for " + file);
-        }
+        ChartKit.writePng(render(r), file);
     }
 
     /** The chart as an image. */
     static BufferedImage render(MicroReport r) {
         MicroOptions o = r.options();
-        BufferedImage img = new BufferedImage(3 * PANEL_W, TITLE_H + 3 * PANEL_H, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
+        BufferedImage img = ChartKit.canvas(3 * PANEL_W, TITLE_H + 3 * PANEL_H);
+        Graphics2D g = ChartKit.graphics(img);
         try {
-            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-            g.setColor(Color.WHITE);
-            g.fillRect(0, 0, img.getWidth(), img.getHeight());
-            g.setColor(Color.BLACK);
-            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
+            g.setFont(ChartKit.HEADING);
             g.drawString("REMIX micro-benchmark (FAST'21 \u00a75.1): throughput, higher is better", 16, 26);
             g.setFont(SMALL);
             g.drawString(String.format(Locale.ROOT, "%s profile, %,d keys/run, 16 B keys, 100 B values, D=%d;  %s",
@@ -151,7 +140,7 @@ public final class ChartWriter {
         int right = x + PANEL_W - LEGEND_W - 10;
         int top = y + 36;
         int bottom = y + PANEL_H - 52;
-        frame(g, x, y, title);
+        frame(g, x, y, PANEL_W, PANEL_H, title);
         if (series.isEmpty()) {
             noData(g, left, right, top, bottom);
             return;
@@ -209,7 +198,7 @@ public final class ChartWriter {
         int right = x + PANEL_W - LEGEND_W - 10;
         int top = y + 36;
         int bottom = y + PANEL_H - 52;
-        frame(g, x, y, title);
+        frame(g, x, y, PANEL_W, PANEL_H, title);
         List<Integer> ds = new ArrayList<>(new TreeSet<>(o.sweepSegments()));
         List<String> groups = new ArrayList<>();
         List<double[]> values = new ArrayList<>();
@@ -263,87 +252,5 @@ public final class ChartWriter {
             colors.add(D_COLORS.get(Math.min(i, D_COLORS.size() - 1)));
         }
         legend(g, right + 14, top, names, colors, names.stream().map(n -> false).toList(), false);
-    }
-
-    private static void frame(Graphics2D g, int x, int y, String title) {
-        g.setColor(new Color(0xC8C8C8));
-        g.drawRect(x + 4, y + 4, PANEL_W - 8, PANEL_H - 8);
-        g.setColor(Color.BLACK);
-        g.setFont(TITLE);
-        g.drawString(title, x + 16, y + 24);
-    }
-
-    private static void noData(Graphics2D g, int left, int right, int top, int bottom) {
-        g.setColor(Color.GRAY);
-        g.setFont(LABEL);
-        g.drawString("not measured in this run", (left + right) / 2 - 70, (top + bottom) / 2);
-    }
-
-    private static void yAxis(Graphics2D g, int left, int right, int top, int bottom, double yMax, double step,
-                              String label) {
-        g.setFont(SMALL);
-        FontMetrics fm = g.getFontMetrics();
-        for (double v = 0; v <= yMax * 1.0001; v += step) {
-            int py = bottom - (int) Math.round((bottom - top) * v / yMax);
-            g.setColor(GRID);
-            g.drawLine(left, py, right, py);
-            g.setColor(Color.BLACK);
-            String s = fmt(v);
-            g.drawString(s, left - 8 - fm.stringWidth(s), py + 4);
-        }
-        g.setColor(Color.BLACK);
-        g.drawLine(left, top, left, bottom);
-        g.drawLine(left, bottom, right, bottom);
-        g.setFont(LABEL);
-        AffineTransform saved = g.getTransform();
-        g.rotate(-Math.PI / 2);
-        g.drawString(label, -(top + bottom) / 2 - g.getFontMetrics().stringWidth(label) / 2, left - 52);
-        g.setTransform(saved);
-    }
-
-    private static void legend(Graphics2D g, int x, int y, List<String> names, List<Color> colors,
-                               List<Boolean> dashed, boolean lines) {
-        g.setFont(SMALL);
-        for (int i = 0; i < names.size(); i++) {
-            int ly = y + 8 + i * 20;
-            g.setColor(colors.get(i));
-            if (lines) {
-                g.setStroke(stroke(dashed.get(i)));
-                g.drawLine(x, ly, x + 24, ly);
-                g.setStroke(new BasicStroke(1f));
-                g.fillOval(x + 8, ly - 4, 8, 8);
-            } else {
-                g.fillRect(x + 4, ly - 6, 16, 12);
-            }
-            g.setColor(Color.BLACK);
-            g.drawString(names.get(i), x + 30, ly + 4);
-        }
-    }
-
-    private static Stroke stroke(boolean dashed) {
-        return dashed
-                ? new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, new float[] {7f, 5f}, 0f)
-                : new BasicStroke(2f);
-    }
-
-    /** A round step of about {@code raw}: 1, 2, 2.5 or 5 times a power of ten. */
-    static double niceStep(double raw) {
-        if (!(raw > 0)) {
-            return 1;
-        }
-        double p = Math.pow(10, Math.floor(Math.log10(raw)));
-        for (double m : new double[] {1, 2, 2.5, 5}) {
-            if (raw <= m * p) {
-                return m * p;
-            }
-        }
-        return 10 * p;
-    }
-
-    private static String fmt(double v) {
-        if (Math.abs(v - Math.rint(v)) < 1e-9) {
-            return Long.toString(Math.round(v));
-        }
-        return String.format(Locale.ROOT, "%.2f", v).replaceAll("0+$", "");
     }
 }

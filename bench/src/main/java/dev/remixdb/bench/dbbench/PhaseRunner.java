@@ -1,0 +1,507 @@
+package dev.remixdb.bench.dbbench;
+
+import dev.remixdb.bench.Progress;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Runs the selected phases on one store, in a child process: opens the store on a fresh directory,
+ * runs each phase, measures it ({@link Measured}) and hands each result to a consumer. The same
+ * phases on the same seeds give the same keys, values and operation order on both stores.
+ *
+ * <p>Every operation is timed on its own into an HdrHistogram (one per thread, merged). Choosing the
+ * key, making the value and checking the answer happen outside that timing but inside the phase's
+ * wall time, for both stores alike; they cost tens of nanoseconds against microseconds per store
+ * call.
+ */
+final class PhaseRunner {
+    private static final long LOAD_SALT = 0x4c4f4144L;
+    private static final long DELETE_SALT = 0x44454c45L;
+    private static final long SCATTER_SALT = 0x5a495046L;
+
+    private final DbOptions o;
+    private final String storeName;
+    private final Path dir;
+    private final String progressMode;
+    private final PrintStream log;
+    private final Values values;
+    private final LiveKeys live;
+    private Zipfian zipf;
+    private Store store;
+    private boolean written;
+
+    PhaseRunner(DbOptions o, String storeName, Path dir, String progressMode, PrintStream log) {
+        this.o = o;
+        this.storeName = storeName;
+        this.dir = dir;
+        this.progressMode = progressMode;
+        this.log = log;
+        this.values = new Values(o.valueSize(), o.seed());
+        this.live = new LiveKeys(o.keys());
+    }
+
+    /** Runs every phase in order, handing each result to {@code out} as soon as it is measured. */
+    void runAll(Consumer<Map<String, Object>> out) throws Exception {
+        openFresh();
+        try {
+            for (int i = 0; i < o.phases().size(); i++) {
+                out.accept(run(o.phases().get(i), i));
+            }
+        } finally {
+            store.close();
+        }
+    }
+
+    private void openFresh() throws Exception {
+        if (store != null) {
+            store.close();
+            store = null;
+        }
+        DirSize.delete(dir);
+        Files.createDirectories(dir);
+        store = switch (storeName) {
+            case "remixdb" -> RemixStore.open(dir, o);
+            case "rocksdb" -> RocksStore.open(dir, o);
+            default -> throw new IllegalArgumentException("unknown store " + storeName);
+        };
+        live.clear();
+        written = false;
+    }
+
+    /** What a phase's body returns; the rest of the record is measured around it. */
+    private record Outcome(long ops, double seconds, Histogram histogram, long found, long userBytes,
+                          Map<String, Object> extra) {}
+
+    private Map<String, Object> run(PhaseSpec p, int index) throws Exception {
+        if (p.kind() == PhaseSpec.Kind.SEEKPREV && !store.supportsReverse()) {
+            String why = "skipped: " + storeName + " has no reverse cursor in this build (see RemixReverse)";
+            log.println(storeName + " " + p.label() + ": " + why);
+            Map<String, Object> m = header(p, 0);
+            m.put("skipped", why);
+            return m;
+        }
+        if (p.kind().fills() && written) {
+            openFresh();
+        }
+        if (o.dist() == KeyChooser.Dist.ZIPF && zipf == null) {
+            zipf = new Zipfian(o.keys(), o.zipfTheta());
+        }
+        Checker check = new Checker(storeName + " " + p.label(), log);
+        try (PhaseProfile profile = PhaseProfile.start(o.jfr(), storeName, p.label())) {
+            ProcSample before = ProcSample.now();
+            Outcome out = switch (p.kind()) {
+                case LOAD, FILLSEQ -> fill(p, index);
+                case OVERWRITE -> overwrite(p, index);
+                case DELETES -> deletes(p, index);
+                case READRANDOM -> readRandom(p, index, check, false);
+                case READMISSING -> readRandom(p, index, check, true);
+                case SEEKRANDOM, SEEKNEXT, SEEKPREV -> scans(p, index, check);
+                case READWHILEWRITING -> readWhileWriting(p, index, check);
+            };
+            double settle = 0;
+            if (p.kind().writes()) {
+                written = true;
+                long t0 = System.nanoTime();
+                store.waitIdle();
+                settle = (System.nanoTime() - t0) / 1e9;
+            }
+            ProcSample after = ProcSample.now();
+            profile.stop();
+            Map<String, Object> m = record(p, out, check, settle, before, after);
+            log.println(summary(m));
+            return m;
+        }
+    }
+
+    private Map<String, Object> header(PhaseSpec p, int threads) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("phase", p.label());
+        m.put("store", storeName);
+        m.put("kind", p.kind().name().toLowerCase(Locale.ROOT));
+        m.put("threads", threads);
+        return m;
+    }
+
+    private Map<String, Object> record(PhaseSpec p, Outcome out, Checker check, double settle, ProcSample before,
+                                       ProcSample after) throws Exception {
+        Histogram h = out.histogram();
+        int threads = p.kind() == PhaseSpec.Kind.READWHILEWRITING || p.reads() ? o.threads() : 1;
+        Map<String, Object> m = header(p, threads);
+        m.put("ops", out.ops());
+        m.put("seconds", out.seconds());
+        m.put("opsPerSec", out.ops() / out.seconds());
+        m.put("p50Micros", h.getValueAtPercentile(50) / 1e3);
+        m.put("p99Micros", h.getValueAtPercentile(99) / 1e3);
+        m.put("p999Micros", h.getValueAtPercentile(99.9) / 1e3);
+        m.put("maxMicros", h.getMaxValue() / 1e3);
+        m.put("meanMicros", h.getMean() / 1e3);
+        m.put("found", out.found());
+        m.put("errors", check.errors());
+        long bytesWritten = after.writtenSince(before);
+        m.put("bytesWritten", bytesWritten);
+        m.put("bytesRead", after.readSince(before));
+        m.put("userBytes", out.userBytes());
+        m.put("writeAmplification", out.userBytes() > 0 && bytesWritten >= 0
+                ? (Object) ((double) bytesWritten / out.userBytes()) : null);
+        if (p.kind().writes()) {
+            m.put("settleSeconds", settle);
+            m.put("opsPerSecWithSettle", out.ops() / (out.seconds() + settle));
+        }
+        m.put("cpuSeconds", after.cpuSecondsSince(before));
+        long disk = DirSize.of(dir);
+        m.put("diskBytes", disk);
+        m.put("liveKeys", live.live());
+        m.put("spaceAmplification", live.live() > 0 ? (Object) ((double) disk / (live.live() * o.entryBytes())) : null);
+        m.put("peakRssBytes", after.peakRssBytes());
+        m.put("rssBytes", after.rssBytes());
+        m.put("offHeapBytes", store.offHeapBytes());
+        m.putAll(out.extra());
+        m.putAll(store.details());
+        return m;
+    }
+
+    private String summary(Map<String, Object> m) {
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%s %s: %,d ops in %.1f s", storeName,
+                m.get("phase"), (Long) m.get("ops"), (Double) m.get("seconds")));
+        if (m.containsKey("settleSeconds")) {
+            b.append(String.format(Locale.ROOT, " (+%.1f s until idle)", (Double) m.get("settleSeconds")));
+        }
+        b.append(String.format(Locale.ROOT, " = %,.0f ops/s; p50 %s us, p99 %s us", (Double) m.get("opsPerSec"),
+                Units.micros((Double) m.get("p50Micros")), Units.micros((Double) m.get("p99Micros"))));
+        if (m.get("writeAmplification") instanceof Double wa) {
+            b.append(String.format(Locale.ROOT, "; wrote %s MiB, WA %.2f", Units.mib1((Long) m.get("bytesWritten")), wa));
+        }
+        b.append(String.format(Locale.ROOT, "; disk %s MiB; errors %d", Units.mib1((Long) m.get("diskBytes")),
+                (Long) m.get("errors")));
+        return b.toString();
+    }
+
+    // ---- write phases (one thread) ----
+
+    private Outcome fill(PhaseSpec p, int index) throws Exception {
+        long n = o.keys();
+        Permutation order = p.kind() == PhaseSpec.Kind.LOAD ? new Permutation(n, o.seed() ^ LOAD_SALT) : null;
+        int gen = live.newGeneration();
+        Outcome out = parallel(p, 1, n, (t, ops, h, ticker) -> {
+            byte[] key = new byte[Keys.BYTES];
+            byte[] value = values.newBuffer();
+            for (long j = 0; j < ops; j++) {
+                long i = order == null ? j : order.apply(j);
+                Keys.format(i, key);
+                values.fill(i, gen, value);
+                long t0 = System.nanoTime();
+                store.put(key, value);
+                h.recordValue(System.nanoTime() - t0);
+                ticker.tick();
+            }
+            return 0;
+        });
+        for (long i = 0; i < n; i++) {
+            live.set(i, gen);
+        }
+        return withUserBytes(out, n * o.entryBytes(), Map.of());
+    }
+
+    private Outcome overwrite(PhaseSpec p, int index) throws Exception {
+        int gen = live.newGeneration();
+        KeyChooser chooser = chooser(index, 0);
+        long n = o.writes();
+        Outcome out = parallel(p, 1, n, (t, ops, h, ticker) -> {
+            byte[] key = new byte[Keys.BYTES];
+            byte[] value = values.newBuffer();
+            for (long j = 0; j < ops; j++) {
+                long i = chooser.next();
+                Keys.format(i, key);
+                values.fill(i, gen, value);
+                long t0 = System.nanoTime();
+                store.put(key, value);
+                h.recordValue(System.nanoTime() - t0);
+                live.set(i, gen);
+                ticker.tick();
+            }
+            return 0;
+        });
+        return withUserBytes(out, n * o.entryBytes(), Map.of());
+    }
+
+    private Outcome deletes(PhaseSpec p, int index) throws Exception {
+        Permutation victims = new Permutation(o.keys(), o.seed() ^ DELETE_SALT ^ index);
+        long n = o.deletes();
+        Outcome out = parallel(p, 1, n, (t, ops, h, ticker) -> {
+            byte[] key = new byte[Keys.BYTES];
+            for (long j = 0; j < ops; j++) {
+                long i = victims.apply(j);
+                Keys.format(i, key);
+                long t0 = System.nanoTime();
+                store.delete(key);
+                h.recordValue(System.nanoTime() - t0);
+                live.remove(i);
+                ticker.tick();
+            }
+            return 0;
+        });
+        return withUserBytes(out, n * Keys.BYTES, Map.of());
+    }
+
+    // ---- read phases (--threads threads) ----
+
+    private Outcome readRandom(PhaseSpec p, int index, Checker check, boolean missing) throws Exception {
+        return parallel(p, o.threads(), o.reads(), (t, ops, h, ticker) -> {
+            KeyChooser chooser = chooser(index, t);
+            byte[] key = new byte[missing ? Keys.BYTES + 1 : Keys.BYTES];
+            byte[] scratch = values.newBuffer();
+            long found = 0;
+            try (Store.Reader r = store.reader(o.reuseCursors())) {
+                for (long j = 0; j < ops; j++) {
+                    long i = chooser.next();
+                    if (missing) {
+                        Keys.formatMissing(i, key);
+                    } else {
+                        Keys.format(i, key);
+                    }
+                    long t0 = System.nanoTime();
+                    byte[] v = r.get(key);
+                    h.recordValue(System.nanoTime() - t0);
+                    if (v != null) {
+                        found++;
+                    }
+                    if (missing) {
+                        if (v != null) {
+                            check.fail("get of absent key " + Keys.show(key) + " returned a value");
+                        }
+                    } else {
+                        checkGet(check, i, live.gen(i), -1, v, scratch);
+                    }
+                    ticker.tick();
+                }
+            }
+            return found;
+        });
+    }
+
+    /** Checks a point read of key i: absent when gen is 0, else exactly the value of gen (or of {@code altGen}). */
+    private void checkGet(Checker check, long i, int gen, int altGen, byte[] v, byte[] scratch) {
+        if (v == null) {
+            if (gen != 0) {
+                check.fail("get " + Keys.show(Keys.of(i)) + " returned nothing; expected generation " + gen);
+            }
+            return;
+        }
+        int got = Values.genOf(v);
+        if (got == altGen && altGen > 0) {
+            gen = altGen;
+        }
+        if (gen == 0) {
+            check.fail("get " + Keys.show(Keys.of(i)) + " returned a value of a deleted key");
+        } else if (!values.matches(i, gen, v, scratch)) {
+            check.fail("get " + Keys.show(Keys.of(i)) + " returned a wrong value (" + v.length + " bytes, header key "
+                    + Values.keyOf(v) + " generation " + got + "; expected generation " + gen + ")");
+        }
+    }
+
+    private Outcome scans(PhaseSpec p, int index, Checker check) throws Exception {
+        boolean reverse = p.kind() == PhaseSpec.Kind.SEEKPREV;
+        int n = p.length();
+        long total = p.kind() == PhaseSpec.Kind.SEEKRANDOM ? o.seeks() : o.scans();
+        long[] entries = new long[o.threads()];
+        Outcome out = parallel(p, o.threads(), total, (t, ops, h, ticker) -> {
+            KeyChooser chooser = chooser(index, t);
+            byte[] key = new byte[Keys.BYTES];
+            ScanCheck sink = new ScanCheck(live, values, check, reverse);
+            long found = 0;
+            try (Store.Reader r = store.reader(o.reuseCursors())) {
+                for (long j = 0; j < ops; j++) {
+                    long i = chooser.next();
+                    Keys.format(i, key);
+                    sink.begin(i);
+                    long t0 = System.nanoTime();
+                    int got = reverse ? r.scanReverse(key, n, sink) : r.scan(key, n, sink);
+                    h.recordValue(System.nanoTime() - t0);
+                    if (sink.end(n, got)) {
+                        found++;
+                    }
+                    entries[t] += got;
+                    ticker.tick();
+                }
+            }
+            return found;
+        });
+        long sum = 0;
+        for (long e : entries) {
+            sum += e;
+        }
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("scanLength", n);
+        extra.put("entries", sum);
+        return withUserBytes(out, 0, extra);
+    }
+
+    /**
+     * {@code --threads} readers do readrandom while one writer overwrites random keys at full speed;
+     * the phase ends when the readers are done. Readers accept a key's old value or the writer's new
+     * one; the writer's keys are applied to {@link LiveKeys} after both stopped.
+     */
+    private Outcome readWhileWriting(PhaseSpec p, int index, Checker check) throws Exception {
+        int newGen = live.newGeneration();
+        AtomicBoolean stop = new AtomicBoolean();
+        BitSet rewritten = new BitSet((int) o.keys());
+        long[] writerOps = {0};
+        Throwable[] writerError = {null};
+        Histogram writerHist = new Histogram(3);
+        KeyChooser writerKeys = chooser(index, 1_000);
+        Thread writer = new Thread(() -> {
+            byte[] key = new byte[Keys.BYTES];
+            byte[] value = values.newBuffer();
+            try {
+                while (!stop.get()) {
+                    long i = writerKeys.next();
+                    Keys.format(i, key);
+                    values.fill(i, newGen, value);
+                    long t0 = System.nanoTime();
+                    store.put(key, value);
+                    writerHist.recordValue(System.nanoTime() - t0);
+                    rewritten.set((int) i);
+                    writerOps[0]++;
+                }
+            } catch (Throwable e) {
+                writerError[0] = e;
+            }
+        }, storeName + "-writer");
+        long w0 = System.nanoTime();
+        writer.start();
+        Outcome readers;
+        try {
+            readers = parallel(p, o.threads(), o.reads(), (t, ops, h, ticker) -> {
+                KeyChooser chooser = chooser(index, t);
+                byte[] key = new byte[Keys.BYTES];
+                byte[] scratch = values.newBuffer();
+                long found = 0;
+                try (Store.Reader r = store.reader(o.reuseCursors())) {
+                    for (long j = 0; j < ops; j++) {
+                        long i = chooser.next();
+                        Keys.format(i, key);
+                        long t0 = System.nanoTime();
+                        byte[] v = r.get(key);
+                        h.recordValue(System.nanoTime() - t0);
+                        if (v != null) {
+                            found++;
+                        }
+                        checkGet(check, i, live.gen(i), newGen, v, scratch);
+                        ticker.tick();
+                    }
+                }
+                return found;
+            });
+        } finally {
+            stop.set(true);
+            writer.join();
+        }
+        double writerSeconds = (System.nanoTime() - w0) / 1e9;
+        if (writerError[0] != null) {
+            throw new IllegalStateException(storeName + " readwhilewriting: the writer failed", writerError[0]);
+        }
+        for (int i = rewritten.nextSetBit(0); i >= 0; i = rewritten.nextSetBit(i + 1)) {
+            live.set(i, newGen);
+        }
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("writerOps", writerOps[0]);
+        extra.put("writerOpsPerSec", writerOps[0] / writerSeconds);
+        extra.put("writerP99Micros", writerHist.getValueAtPercentile(99) / 1e3);
+        return withUserBytes(readers, writerOps[0] * o.entryBytes(), extra);
+    }
+
+    private static Outcome withUserBytes(Outcome o, long userBytes, Map<String, Object> extra) {
+        return new Outcome(o.ops(), o.seconds(), o.histogram(), o.found(), userBytes, extra);
+    }
+
+    /** Thread t's keys in phase {@code index}: the same in both stores' processes. */
+    private KeyChooser chooser(int index, int t) {
+        long seed = Values.mix(o.seed() * 31 + index) ^ Values.mix(t + 0x1234L);
+        if (o.dist() == KeyChooser.Dist.ZIPF) {
+            return KeyChooser.zipfian(zipf, o.seed() ^ SCATTER_SALT, seed);
+        }
+        return KeyChooser.uniform(o.keys(), seed);
+    }
+
+    // ---- running threads ----
+
+    /** One thread's share of a phase: runs {@code ops} operations, records each, returns how many found data. */
+    @FunctionalInterface
+    private interface Task {
+        long run(int thread, long ops, Histogram histogram, Ticker ticker) throws Exception;
+    }
+
+    /**
+     * Runs {@code total} operations split over {@code threads} threads, all released together; the
+     * phase's time runs from that release to the last thread's end.
+     */
+    private Outcome parallel(PhaseSpec p, int threads, long total, Task task) throws Exception {
+        long chunk = Math.max(1, total / 100);
+        long[] share = new long[threads];
+        long units = 0;
+        for (int t = 0; t < threads; t++) {
+            share[t] = total / threads + (t < total % threads ? 1 : 0);
+            units += share[t] / chunk;
+        }
+        Progress progress = progress(units);
+        String label = storeName + " " + p.label();
+        Histogram[] hists = new Histogram[threads];
+        long[] found = new long[threads];
+        Throwable[] errors = new Throwable[threads];
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            hists[t] = new Histogram(3);
+            Ticker ticker = new Ticker(progress, label, chunk);
+            Thread th = new Thread(() -> {
+                try {
+                    go.await();
+                    found[id] = task.run(id, share[id], hists[id], ticker);
+                } catch (Throwable e) {
+                    errors[id] = e;
+                }
+            }, storeName + "-" + p.label() + "-" + t);
+            workers.add(th);
+            th.start();
+        }
+        long t0 = System.nanoTime();
+        go.countDown();
+        for (Thread th : workers) {
+            th.join();
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        progress.finish();
+        for (Throwable e : errors) {
+            if (e != null) {
+                throw new IllegalStateException(storeName + " " + p.label() + " failed: " + e, e);
+            }
+        }
+        Histogram all = new Histogram(3);
+        long foundSum = 0;
+        for (int t = 0; t < threads; t++) {
+            all.add(hists[t]);
+            foundSum += found[t];
+        }
+        return new Outcome(total, seconds, all, foundSum, 0, Map.of());
+    }
+
+    private Progress progress(long units) {
+        return switch (progressMode) {
+            case "bar" -> new Progress(System.err, units, true);
+            case "lines" -> new Progress(System.err, units, false);
+            default -> Progress.silent();
+        };
+    }
+}

@@ -1,0 +1,175 @@
+package dev.remixdb.bench.dbbench;
+
+import dev.remixdb.Cursor;
+import dev.remixdb.Options;
+import dev.remixdb.RemixDB;
+import dev.remixdb.Stats;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** RemixDB behind {@link Store}: a memtable of {@code --remix-memtable-mb}, a block cache of {@code --cache-mb}. */
+final class RemixStore implements Store {
+    private final RemixDB db;
+
+    private RemixStore(RemixDB db) {
+        this.db = db;
+    }
+
+    /** The options the benchmark opens RemixDB with. */
+    static Options options(DbOptions o) {
+        return Options.builder()
+                .memtableBytes(o.remixMemtableMb() << 20)
+                .blockCacheBytes(o.cacheMb() << 20)
+                .syncWrites(false)
+                .build();
+    }
+
+    /** Every option of RemixDB as the benchmark sets it, with the default next to it. */
+    static List<Setting> settings(DbOptions o) {
+        Options set = options(o);
+        Options def = Options.defaults();
+        List<Setting> out = new ArrayList<>();
+        out.add(new Setting("memtableBytes", Units.mib(set.memtableBytes()), Units.mib(def.memtableBytes())));
+        out.add(new Setting("blockCacheBytes", Units.mib(set.blockCacheBytes()), Units.mib(def.blockCacheBytes())));
+        out.add(new Setting("syncWrites", String.valueOf(set.syncWrites()), String.valueOf(def.syncWrites())));
+        out.add(new Setting("tableBytes", Units.mib(set.tableBytes()), Units.mib(def.tableBytes())));
+        out.add(new Setting("compactionThreads", String.valueOf(set.compactionThreads()),
+                String.valueOf(def.compactionThreads())));
+        out.add(new Setting("compression", String.valueOf(set.compression()), String.valueOf(def.compression())));
+        out.add(new Setting("abortFraction", String.valueOf(set.abortFraction()), String.valueOf(def.abortFraction())));
+        return out;
+    }
+
+    static RemixStore open(Path dir, DbOptions o) throws Exception {
+        return new RemixStore(RemixDB.open(dir, options(o)));
+    }
+
+    @Override
+    public String name() {
+        return "remixdb";
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) throws Exception {
+        db.put(key, value);
+    }
+
+    @Override
+    public void delete(byte[] key) throws Exception {
+        db.delete(key);
+    }
+
+    @Override
+    public Reader reader(boolean reuseCursor) {
+        return new RemixReader(db, reuseCursor);
+    }
+
+    @Override
+    public boolean supportsReverse() {
+        return RemixReverse.available();
+    }
+
+    /**
+     * {@link RemixDB#compactMemtable()}: freezes the memtable and waits until its compaction is done.
+     * That is all the background work there is: RemixDB compacts one frozen memtable at a time, into
+     * all the partitions it touches, and starts nothing else on its own.
+     */
+    @Override
+    public void waitIdle() throws Exception {
+        db.compactMemtable();
+    }
+
+    @Override
+    public long offHeapBytes() {
+        return db.stats().offHeapBytes();
+    }
+
+    @Override
+    public Map<String, Object> details() {
+        Stats s = db.stats();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("storeWriteAmplification", s.writeAmplification());
+        m.put("blockCacheBytes", s.blockCacheBytes());
+        m.put("partitions", s.partitions());
+        m.put("tables", s.tables());
+        m.put("compactionsMinor", s.compactions().minor());
+        m.put("compactionsMajor", s.compactions().major());
+        m.put("compactionsSplit", s.compactions().split());
+        m.put("compactionsAbort", s.compactions().abort());
+        m.put("stallSeconds", s.stallNanos() / 1e9);
+        return m;
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+        db.close();
+    }
+
+    /** Reads with a cursor per scan (like db_bench's iterator per seek), or one kept for the phase. */
+    private static final class RemixReader implements Reader {
+        private final RemixDB db;
+        private final boolean reuse;
+        private Cursor kept;
+
+        RemixReader(RemixDB db, boolean reuse) {
+            this.db = db;
+            this.reuse = reuse;
+        }
+
+        @Override
+        public byte[] get(byte[] key) {
+            return db.get(key);
+        }
+
+        @Override
+        public int scan(byte[] key, int n, Sink sink) {
+            Cursor c = reuse ? kept() : db.cursor();
+            try {
+                c.seek(key);
+                int done = 0;
+                while (done < n && c.isValid()) {
+                    sink.accept(c.key(), c.value());
+                    done++;
+                    if (done < n) {
+                        c.next();
+                    }
+                }
+                return done;
+            } finally {
+                if (!reuse) {
+                    c.close();
+                }
+            }
+        }
+
+        @Override
+        public int scanReverse(byte[] key, int n, Sink sink) {
+            Cursor c = reuse ? kept() : db.cursor();
+            try {
+                return RemixReverse.scan(c, key, n, sink);
+            } finally {
+                if (!reuse) {
+                    c.close();
+                }
+            }
+        }
+
+        private Cursor kept() {
+            if (kept == null) {
+                kept = db.cursor();
+            }
+            return kept;
+        }
+
+        @Override
+        public void close() {
+            if (kept != null) {
+                kept.close();
+                kept = null;
+            }
+        }
+    }
+}

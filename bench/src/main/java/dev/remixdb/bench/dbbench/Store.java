@@ -1,0 +1,89 @@
+package dev.remixdb.bench.dbbench;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One store under test, as the phases use it. The two implementations ({@link RemixStore},
+ * {@link RocksStore}) make the same calls in the same order on the same bytes; everything a phase
+ * measures goes through this interface, so neither side gets a shortcut the other lacks.
+ *
+ * <p>Writes are thread-safe. Reads go through a {@link Reader}, one per reading thread.
+ */
+public interface Store extends AutoCloseable {
+
+    /** {@code remixdb} or {@code rocksdb}: the name in results. */
+    String name();
+
+    /** Sets a key (WAL on, no sync per write). */
+    void put(byte[] key, byte[] value) throws Exception;
+
+    /** Removes a key. */
+    void delete(byte[] key) throws Exception;
+
+    /** A reader for the calling thread; close it when the phase ends. */
+    Reader reader(boolean reuseCursor) throws Exception;
+
+    /** Whether {@link Reader#scanReverse} works on this store. */
+    boolean supportsReverse();
+
+    /**
+     * Flushes the memtable and returns when no background work (flush, compaction) is running or
+     * pending, so the next phase starts from a quiet store, and every written byte has been counted.
+     */
+    void waitIdle() throws Exception;
+
+    /** Native memory the store reports using (memtables, cache, index metadata); -1 when unknown. */
+    long offHeapBytes() throws Exception;
+
+    /** Extra store-specific numbers for the results (flat: names to numbers or strings). */
+    Map<String, Object> details() throws Exception;
+
+    @Override
+    void close() throws java.io.IOException;
+
+    /** One thread's read access. */
+    interface Reader extends AutoCloseable {
+        /** The value of {@code key}, or null. */
+        byte[] get(byte[] key) throws Exception;
+
+        /**
+         * Positions at the first key {@code >= key} and hands up to {@code n} entries, in ascending
+         * order, to {@code sink}; returns how many it handed.
+         */
+        int scan(byte[] key, int n, Sink sink) throws Exception;
+
+        /**
+         * Positions at the last key {@code <= key} and hands up to {@code n} entries, in descending
+         * order, to {@code sink}; returns how many it handed.
+         *
+         * @throws UnsupportedOperationException when {@link Store#supportsReverse()} is false
+         */
+        int scanReverse(byte[] key, int n, Sink sink) throws Exception;
+
+        @Override
+        void close();
+    }
+
+    /** Receives the copied key and value of each scanned entry. */
+    @FunctionalInterface
+    interface Sink {
+        void accept(byte[] key, byte[] value);
+    }
+
+    /** One option as it is set, and what it would be by default, for the report. */
+    record Setting(String name, String value, String defaultValue) {
+        /** Whether the benchmark changed it. */
+        public boolean changed() {
+            return !value.equals(defaultValue);
+        }
+
+        @Override
+        public String toString() {
+            return name + " = " + value + (changed() ? " (default " + defaultValue + ")" : " (= default)");
+        }
+    }
+
+    /** The stores' names, in the order they run. */
+    List<String> NAMES = List.of("remixdb", "rocksdb");
+}
