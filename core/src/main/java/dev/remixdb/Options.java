@@ -22,6 +22,7 @@ public final class Options {
     private final Compression compression;
     private final CompactionPolicy policy;
     private final double abortFraction;
+    private final boolean jmx;
 
     private Options(Builder b) {
         this.memtableBytes = b.memtableBytes;
@@ -32,6 +33,7 @@ public final class Options {
         this.compression = b.compression;
         this.policy = b.policy;
         this.abortFraction = b.abortFraction;
+        this.jmx = b.jmx;
     }
 
     /** A builder with every setting at its default. */
@@ -87,12 +89,20 @@ public final class Options {
         return abortFraction;
     }
 
+    /**
+     * Whether the store registers its {@link StatsMXBean} with the platform MBean server while open,
+     * as {@code dev.remixdb:type=RemixDB,path="<dir>"}. Default: false.
+     */
+    public boolean jmx() {
+        return jmx;
+    }
+
     @Override
     public String toString() {
         return "Options[memtableBytes=" + memtableBytes + ", blockCacheBytes=" + blockCacheBytes
                 + ", syncWrites=" + syncWrites + ", compactionThreads=" + compactionThreads
                 + ", tableBytes=" + tableBytes + ", compression=" + compression
-                + ", policy=" + policy + ", abortFraction=" + abortFraction + "]";
+                + ", policy=" + policy + ", abortFraction=" + abortFraction + ", jmx=" + jmx + "]";
     }
 
     /** Builds {@link Options}; every setter validates its argument. */
@@ -105,8 +115,15 @@ public final class Options {
         private Compression compression = Compression.NONE;
         private CompactionPolicy policy = RemixDbPolicy.defaults();
         private double abortFraction = 0.15;
+        private boolean jmx;
 
         private Builder() {}
+
+        /** See {@link Options#jmx()}. */
+        public Builder jmx(boolean enabled) {
+            this.jmx = enabled;
+            return this;
+        }
 
         /** See {@link Options#memtableBytes()}; at least 4 KiB. */
         public Builder memtableBytes(long bytes) {

@@ -6,8 +6,13 @@ import dev.remixdb.wal.WalOp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BinaryOperator;
+import java.util.function.UnaryOperator;
 
 /**
  * An embedded, persistent, ordered key-value store on the REMIX index (FAST'21): byte-array keys
@@ -27,9 +32,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RemixDB implements AutoCloseable {
     private final Engine engine;
+    private final StatsBean statsBean;
 
-    private RemixDB(Engine engine) {
+    private RemixDB(Engine engine, Path dir, boolean jmx) {
         this.engine = engine;
+        this.statsBean = new StatsBean(this, dir.toAbsolutePath().toString());
+        if (jmx) {
+            statsBean.register();
+        }
     }
 
     /** Opens the store in {@code dir} with default options, creating it when it does not exist. */
@@ -42,7 +52,17 @@ public final class RemixDB implements AutoCloseable {
         if (dir == null || options == null) {
             throw new IllegalArgumentException("dir and options must not be null");
         }
-        return new RemixDB(Engine.open(dir, options));
+        Engine engine = Engine.open(dir, options);
+        try {
+            return new RemixDB(engine, dir, options.jmx());
+        } catch (RuntimeException e) {
+            try {
+                engine.close();
+            } catch (IOException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     /** Sets {@code key} to {@code value}. */
@@ -64,6 +84,109 @@ public final class RemixDB implements AutoCloseable {
         } catch (IllegalStateException | UncheckedIOException e) {
             throw closedOr(e);
         }
+    }
+
+    /**
+     * Applies every operation of {@code batch} atomically: one WAL record, visible to readers all at
+     * once, and after a crash all or none of it. An empty batch writes nothing.
+     */
+    public void write(WriteBatch batch) throws IOException {
+        if (batch == null) {
+            throw new IllegalArgumentException("batch must not be null");
+        }
+        try {
+            engine.write(batch.ops(), false);
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * Atomically replaces the value of {@code key} by {@code fn(current)}: {@code current} is null when
+     * the key is absent, and a null result deletes it (or leaves it absent). The function runs exactly
+     * once, when no other write is in progress, and other writers wait for it: keep it short, and do
+     * not write to this store from it ({@link IllegalStateException}). An exception from the
+     * function, or a result over the value limit, propagates and changes nothing. Returning the very
+     * array it was given writes nothing.
+     *
+     * @return the new value, or null when the key ends up absent
+     */
+    public byte[] compute(byte[] key, UnaryOperator<byte[]> fn) throws IOException {
+        checkKey(key);
+        if (fn == null) {
+            throw new IllegalArgumentException("function must not be null");
+        }
+        byte[] k = key.clone();
+        byte[][] result = new byte[1][];
+        try {
+            engine.update(() -> {
+                byte[] old = engine.get(k);
+                byte[] next = fn.apply(old);
+                result[0] = next;
+                if (next == old) {
+                    // The function kept what it was given (or left the key absent): nothing to write.
+                    return List.of();
+                }
+                if (next == null) {
+                    return List.of(WalOp.delete(k));
+                }
+                checkValue(next);
+                return List.of(WalOp.put(k, next.clone()));
+            }, false);
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
+        return result[0];
+    }
+
+    /**
+     * Atomically combines {@code value} with the current value of {@code key}: sets {@code value}
+     * when the key is absent, else {@code fn(current, value)} (null deletes). Like
+     * {@link ConcurrentMap#merge}; runs as {@link #compute}.
+     *
+     * @return the new value, or null when the key was deleted
+     */
+    public byte[] merge(byte[] key, byte[] value, BinaryOperator<byte[]> fn) throws IOException {
+        checkValue(value);
+        if (fn == null) {
+            throw new IllegalArgumentException("function must not be null");
+        }
+        byte[] v = value.clone();
+        return compute(key, old -> old == null ? v : fn.apply(old, v));
+    }
+
+    /**
+     * Sets {@code key} to {@code value} unless it is present.
+     *
+     * @return the current value when present (nothing written), else null
+     */
+    public byte[] putIfAbsent(byte[] key, byte[] value) throws IOException {
+        checkValue(value);
+        byte[] v = value.clone();
+        byte[][] existing = new byte[1][];
+        compute(key, old -> {
+            existing[0] = old;
+            return old == null ? v : old;
+        });
+        return existing[0];
+    }
+
+    /**
+     * Atomically sets {@code key} to {@code update} (null: deletes it) if its current value equals
+     * {@code expected} byte for byte (null: the key is absent).
+     *
+     * @return whether the key held {@code expected} and was changed
+     */
+    public boolean compareAndSet(byte[] key, byte[] expected, byte[] update) throws IOException {
+        if (update != null) {
+            checkValue(update);
+        }
+        boolean[] matched = new boolean[1];
+        compute(key, old -> {
+            matched[0] = Arrays.equals(old, expected);
+            return matched[0] ? update : old;
+        });
+        return matched[0];
     }
 
     /** The value of {@code key}, or null when it is absent. */
@@ -88,11 +211,57 @@ public final class RemixDB implements AutoCloseable {
 
     /** A cursor over a consistent snapshot taken now; close it when done. */
     public Cursor cursor() {
+        return cursor(null, null);
+    }
+
+    /**
+     * A cursor over the keys in [{@code lower}, {@code upper}) of a consistent snapshot taken now; a
+     * null bound is open. Close it when done.
+     */
+    public Cursor cursor(byte[] lower, byte[] upper) {
         try {
-            return engine.cursor();
+            return engine.cursor(lower, upper);
         } catch (IllegalStateException | UncheckedIOException e) {
             throw closedOr(e);
         }
+    }
+
+    /** A consistent read-only view of the store as of now; close it when done. See {@link Snapshot}. */
+    public Snapshot snapshot() {
+        try {
+            return engine.snapshot();
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw closedOr(e);
+        }
+    }
+
+    /**
+     * The store as a {@link ConcurrentNavigableMap} of byte arrays in unsigned lexicographic order.
+     * See {@link #asMap(KeyCodec, ValueCodec)}; byte arrays compare by identity in {@code equals},
+     * so look values up by key, and use {@link java.util.Arrays#equals} on what you get.
+     */
+    public ConcurrentNavigableMap<byte[], byte[]> asMap() {
+        return asMap(Codecs.BYTES, Codecs.BYTES);
+    }
+
+    /**
+     * The store as a typed {@link ConcurrentNavigableMap}: keys and values pass through the codecs,
+     * and the map's order is the order of the encoded keys (which {@link KeyCodec} guarantees matches
+     * {@link KeyCodec#comparator()}). Writes through the map are writes to the store; reads see the
+     * store as of each call. Iterators are weakly consistent like those of
+     * {@link java.util.concurrent.ConcurrentSkipListMap}: they never throw
+     * {@link java.util.ConcurrentModificationException}, return each key at most once, in order,
+     * and see every key present for their whole life. They hold no snapshot, so an abandoned iterator
+     * pins nothing. {@code size()} walks the keys. Null keys and values are refused
+     * ({@link NullPointerException}); so is any use once the store is closed ({@link ClosedException}).
+     * I/O errors surface as {@link UncheckedIOException}.
+     */
+    public <K, V> ConcurrentNavigableMap<K, V> asMap(KeyCodec<K> keys, ValueCodec<V> values) {
+        if (keys == null || values == null) {
+            throw new IllegalArgumentException("codecs must not be null");
+        }
+        engine.checkOpen();
+        return MapView.of(this, keys, values);
     }
 
     /** Counters and sizes; see {@link Stats}. */
@@ -103,6 +272,11 @@ public final class RemixDB implements AutoCloseable {
         } catch (IllegalStateException | UncheckedIOException e) {
             throw closedOr(e);
         }
+    }
+
+    /** The figures of {@link #stats()} as live getters, for monitoring; see {@link StatsMXBean}. */
+    public StatsMXBean statsBean() {
+        return statsBean;
     }
 
     /**
@@ -119,6 +293,7 @@ public final class RemixDB implements AutoCloseable {
     /** Waits for background work, syncs the WAL, and releases every file and off-heap segment. */
     @Override
     public void close() throws IOException {
+        statsBean.unregister();
         engine.close();
     }
 
@@ -141,7 +316,7 @@ public final class RemixDB implements AutoCloseable {
         return e;
     }
 
-    private static void checkKey(byte[] key) {
+    static void checkKey(byte[] key) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
@@ -151,7 +326,7 @@ public final class RemixDB implements AutoCloseable {
         }
     }
 
-    private static void checkValue(byte[] value) {
+    static void checkValue(byte[] value) {
         if (value == null) {
             throw new IllegalArgumentException("value must not be null");
         }

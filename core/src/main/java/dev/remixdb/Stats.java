@@ -1,7 +1,11 @@
 package dev.remixdb;
 
+import java.util.Locale;
+
 /**
- * A snapshot of a store's counters, from {@link RemixDB#stats()}.
+ * A snapshot of a store's counters, from {@link RemixDB#stats()}. The same figures are readable
+ * live, one getter each, through {@link StatsMXBean} ({@link RemixDB#statsBean()}, and JMX when
+ * {@link Options.Builder#jmx(boolean)} is on).
  *
  * @param keys              entries in tables and memtables (versions and tombstones included, so an
  *                          upper bound of the live keys)
@@ -16,10 +20,15 @@ package dev.remixdb;
  * @param offHeapBytes      native memory in use: memtables, block cache, REMIX metadata, table metadata
  * @param blockCacheBytes   native memory held by the block cache
  * @param stallNanos        time writers spent waiting for compaction since open
+ * @param openSnapshots     snapshots not yet closed
+ * @param leakedSnapshots   snapshots garbage-collected without being closed since open (each was
+ *                          released then; a growing number points at a missing close())
+ * @param openCursors       cursors not yet closed
  */
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
                     long walBytesWritten, long flushBytesWritten, Compactions compactions,
-                    long offHeapBytes, long blockCacheBytes, long stallNanos) {
+                    long offHeapBytes, long blockCacheBytes, long stallNanos,
+                    int openSnapshots, long leakedSnapshots, int openCursors) {
 
     /** Partition compactions since open, by kind. */
     public record Compactions(long minor, long major, long split, long abort) {}
@@ -30,5 +39,38 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
      */
     public double writeAmplification() {
         return userBytesWritten == 0 ? 0 : (double) (walBytesWritten + flushBytesWritten) / userBytesWritten;
+    }
+
+    /** One figure per line, sizes in readable units. */
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, """
+                keys (upper bound)   %,d
+                disk                 %s in %d tables, %d partitions
+                written              user %s, WAL %s, tables+REMIX %s (write amplification %.2f)
+                compactions          %d minor, %d major, %d split, %d aborted
+                off-heap memory      %s (block cache %s)
+                write stalls         %.1f ms
+                open                 %d snapshots (%d leaked so far), %d cursors""",
+                keys, bytes(diskBytes), tables, partitions,
+                bytes(userBytesWritten), bytes(walBytesWritten), bytes(flushBytesWritten), writeAmplification(),
+                compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),
+                bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6,
+                openSnapshots, leakedSnapshots, openCursors);
+    }
+
+    /** Bytes with a binary unit: "1.5 MiB". */
+    static String bytes(long n) {
+        if (n < 1024) {
+            return n + " B";
+        }
+        String units = "KMGTPE";
+        int u = -1;
+        double v = n;
+        while (v >= 1024 && u < units.length() - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.1f %ciB", v, units.charAt(u));
     }
 }

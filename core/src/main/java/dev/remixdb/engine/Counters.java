@@ -12,4 +12,5 @@ final class Counters {
     final LongAdder major = new LongAdder();
     final LongAdder split = new LongAdder();
     final LongAdder abort = new LongAdder();
+    final LongAdder leakedSnapshots = new LongAdder();
 }

@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * The storage engine behind {@link dev.remixdb.RemixDB}: the write path (group commit into the WAL,
@@ -59,6 +60,8 @@ public final class Engine implements AutoCloseable {
     private final Condition workReady = lock.newCondition();
     private final ArrayDeque<Writer> writers = new ArrayDeque<>();
     private final ReentrantLock insertLock = new ReentrantLock();
+    /** The thread running a read-modify-write function at the head of the queue, or null. */
+    private Thread preparing;
 
     private volatile View view;
     private volatile long visibleSeq;
@@ -143,11 +146,20 @@ public final class Engine implements AutoCloseable {
      * are grouped: the first in the queue writes everybody's records with one fsync (group commit).
      */
     public void write(List<WalOp> ops, boolean sync) throws IOException {
-        write(ops, sync, false);
+        write(new Writer(ops, sync || options.syncWrites(), lock.newCondition()), false);
     }
 
-    private void write(List<WalOp> ops, boolean sync, boolean flush) throws IOException {
-        Writer w = new Writer(ops, sync || options.syncWrites(), lock.newCondition());
+    /**
+     * A read-modify-write: {@code prepare} runs once, when this write reaches the head of the
+     * queue, and returns the ops to write (none: nothing is written). Until they are applied no other
+     * write happens, so the reads {@code prepare} makes through {@link #get} are current. Other
+     * writers wait while it runs; it must not write to this engine itself.
+     */
+    public void update(Supplier<List<WalOp>> prepare, boolean sync) throws IOException {
+        write(new Writer(prepare, sync || options.syncWrites(), lock.newCondition()), false);
+    }
+
+    private void write(Writer w, boolean flush) throws IOException {
         List<Writer> group;
         long firstSeq;
         long groupLastSeq;
@@ -157,6 +169,9 @@ public final class Engine implements AutoCloseable {
         lock.lock();
         try {
             checkWritable();
+            if (preparing == Thread.currentThread()) {
+                throw new IllegalStateException("a read-modify-write function must not write to the store it runs on");
+            }
             writers.addLast(w);
             while (!w.done && writers.peekFirst() != w) {
                 w.turn.awaitUninterruptibly();
@@ -166,29 +181,31 @@ public final class Engine implements AutoCloseable {
                 return;
             }
             try {
-                makeRoom(w.bytes(), flush);
-            } catch (RuntimeException | IOException e) {
-                writers.removeFirst();
-                if (!writers.isEmpty()) {
-                    writers.peekFirst().turn.signal();
+                if (w.prepare != null) {
+                    w.ops = prepareAtHead(w);
                 }
+                if (!flush && w.ops.isEmpty()) {
+                    leaveHead();
+                    return;
+                }
+                makeRoom(w.bytes(), flush);
+            } catch (RuntimeException | IOException | Error e) {
+                leaveHead();
                 throw e;
             }
             if (flush) {
-                writers.removeFirst();
-                if (!writers.isEmpty()) {
-                    writers.peekFirst().turn.signal();
-                }
+                leaveHead();
                 return;
             }
             // The group takes what fits the memtable's room, so that a full memtable never holds
             // more than memtableBytes (one table's worth, see TableSink); the leader always goes.
+            // It stops at a read-modify-write: that one must read what this group writes.
             group = new ArrayList<>();
             long room = Math.min(MAX_GROUP_BYTES, options.memtableBytes() - view.mem.memtable.dataBytes());
             long bytes = 0;
             for (Writer x : writers) {
                 long b = x.bytes();
-                if (!group.isEmpty() && bytes + b > room) {
+                if (!group.isEmpty() && (bytes + b > room || x.prepare != null)) {
                     break;
                 }
                 group.add(x);
@@ -234,6 +251,33 @@ public final class Engine implements AutoCloseable {
             lock.unlock();
         }
         rethrow(error);
+    }
+
+    /**
+     * Under {@link #lock}, by the head of the queue: runs its prepare function without the lock (it
+     * reads, and others must be able to queue meanwhile). Being the head keeps every other write
+     * out until this one is applied or leaves.
+     */
+    private List<WalOp> prepareAtHead(Writer w) throws IOException {
+        preparing = Thread.currentThread();
+        lock.unlock();
+        List<WalOp> ops;
+        try {
+            ops = w.prepare.get();
+        } finally {
+            lock.lock();
+            preparing = null;
+        }
+        checkWritable();
+        return ops == null ? List.of() : ops;
+    }
+
+    /** Under {@link #lock}: the head leaves the queue without writing; the next one goes. */
+    private void leaveHead() {
+        writers.removeFirst();
+        if (!writers.isEmpty()) {
+            writers.peekFirst().turn.signal();
+        }
     }
 
     private void append(List<Writer> group, long firstSeq, boolean sync, WalWriter log, Memtable mem)
@@ -356,32 +400,44 @@ public final class Engine implements AutoCloseable {
     public byte[] get(byte[] key) {
         View v = acquireView();
         try {
-            long snapshot = visibleSeq;
-            for (MemtableRef m = v.mem; m != null; m = m == v.mem ? v.imm : null) {
-                long node = m.memtable.find(key, snapshot);
-                if (node >= 0) {
-                    return m.memtable.isTombstone(node) ? null : m.memtable.value(node);
-                }
-            }
-            Partition p = v.version.partition(v.version.find(key));
-            if (p.remix() == null) {
-                return null;
-            }
-            try (RemixCursor c = p.remix().cursor(RemixCursor.Mode.LIVE)) {
-                return c.get(key) ? c.valueBytes() : null;
-            }
+            return get(v, visibleSeq, key);
         } finally {
             v.release();
         }
     }
 
-    /** A cursor over a snapshot of the store as of now. */
-    public Cursor cursor() {
+    /** The value of {@code key} in {@code v} as of {@code seq}, or null. */
+    static byte[] get(View v, long seq, byte[] key) {
+        for (MemtableRef m = v.mem; m != null; m = m == v.mem ? v.imm : null) {
+            long node = m.memtable.find(key, seq);
+            if (node >= 0) {
+                return m.memtable.isTombstone(node) ? null : m.memtable.value(node);
+            }
+        }
+        Partition p = v.version.partition(v.version.find(key));
+        if (p.remix() == null) {
+            return null;
+        }
+        try (RemixCursor c = p.remix().cursor(RemixCursor.Mode.LIVE)) {
+            return c.get(key) ? c.valueBytes() : null;
+        }
+    }
+
+    /**
+     * A cursor over a snapshot of the store as of now, limited to [{@code lower}, {@code upper})
+     * (null: open).
+     */
+    public Cursor cursor(byte[] lower, byte[] upper) {
         checkOpen();
         View v = acquireView();
+        return cursor(v, visibleSeq, lower, upper);
+    }
+
+    /** A cursor on {@code v} as of {@code seq}; takes over the caller's reference to {@code v}. */
+    Cursor cursor(View v, long seq, byte[] lower, byte[] upper) {
         EngineCursor c;
         try {
-            c = new EngineCursor(this, v, visibleSeq);
+            c = new EngineCursor(this, v, seq, lower, upper);
         } catch (RuntimeException | Error e) {
             v.release();
             throw e;
@@ -393,6 +449,27 @@ public final class Engine implements AutoCloseable {
         }
         return c;
     }
+
+    /** A consistent read-only view of the store as of now; see {@link dev.remixdb.Snapshot}. */
+    public dev.remixdb.Snapshot snapshot() {
+        checkOpen();
+        View v = acquireView();
+        EngineSnapshot s;
+        try {
+            s = new EngineSnapshot(this, v, visibleSeq);
+        } catch (RuntimeException | Error e) {
+            v.release();
+            throw e;
+        }
+        if (closed) {
+            s.close();
+            checkOpen();
+        }
+        return s;
+    }
+
+    /** Snapshots not yet closed: the store closes them at its own close. */
+    final Set<EngineSnapshot.Pin> snapshots = ConcurrentHashMap.newKeySet();
 
     void cursorClosed(EngineCursor c) {
         cursors.remove(c);
@@ -518,7 +595,7 @@ public final class Engine implements AutoCloseable {
     public Stats stats() {
         View v = acquireView();
         try {
-            return StatsCollector.collect(v, counters, cache, dir);
+            return StatsCollector.collect(v, counters, cache, dir, snapshots.size(), cursors.size());
         } finally {
             v.release();
         }
@@ -576,6 +653,9 @@ public final class Engine implements AutoCloseable {
         for (EngineCursor c : List.copyOf(cursors)) {
             c.close();
         }
+        for (EngineSnapshot.Pin p : List.copyOf(snapshots)) {
+            p.release(false);
+        }
         try {
             view.release();
         } catch (Throwable t) {
@@ -628,7 +708,7 @@ public final class Engine implements AutoCloseable {
      * benchmarks). It takes its turn in the writer queue, so no write is in flight during the switch.
      */
     public void flush() throws IOException {
-        write(List.of(), false, true);
+        write(new Writer(List.of(), false, lock.newCondition()), true);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.remixdb.engine;
 
 import dev.remixdb.ClosedException;
 import dev.remixdb.Cursor;
+import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.RemixCursor;
 
 import java.lang.foreign.MemorySegment;
@@ -11,8 +12,11 @@ import java.util.List;
 
 /**
  * A user's cursor: the active memtable, the frozen one and the version, merged newest first as of
- * the sequence number seen at creation, with tombstones hidden. It keeps its view (memtables,
- * tables, REMIXes) alive until closed.
+ * the sequence number seen at creation, with tombstones hidden, optionally within bounds. It keeps
+ * its view (memtables, tables, REMIXes) alive until closed.
+ *
+ * <p>It moves both ways through {@link Merger}; backwards, each source steps back on its own sorted
+ * structure (the REMIX's sorted view, the memtable's skip list) rather than re-scanning forwards.
  *
  * <p>Every method holds the cursor's monitor. The cursor has one user thread, but the store's
  * {@link Engine#close()} closes it from another: the monitor makes that close wait for a call in
@@ -24,12 +28,19 @@ final class EngineCursor implements Cursor {
     private final Engine engine;
     private final View view;
     private final Merger merger;
+    /** Inclusive lower and exclusive upper bound, or null. */
+    private final MemorySegment lower;
+    private final MemorySegment upper;
+    /** The merger sits on a key outside the bounds: the cursor is invalid. */
+    private boolean outside;
     private boolean closed;
 
-    /** Takes over the caller's reference to {@code view}. */
-    EngineCursor(Engine engine, View view, long snapshot) {
+    /** Takes over the caller's reference to {@code view}. Bounds are copied; null is open. */
+    EngineCursor(Engine engine, View view, long snapshot, byte[] lower, byte[] upper) {
         this.engine = engine;
         this.view = view;
+        this.lower = lower == null ? null : MemorySegment.ofArray(lower.clone());
+        this.upper = upper == null ? null : MemorySegment.ofArray(upper.clone());
         List<Source> sources = new ArrayList<>(3);
         sources.add(new MemtableSource(view.mem.memtable, snapshot, null));
         if (view.imm != null) {
@@ -43,30 +54,110 @@ final class EngineCursor implements Cursor {
     @Override
     public synchronized void seekToFirst() {
         checkOpen();
-        merger.seekToFirst();
-        skipTombstones();
+        if (lower == null) {
+            merger.seekToFirst();
+        } else {
+            merger.seek(lower, 0, (int) lower.byteSize());
+        }
+        settleForwards();
     }
 
     @Override
     public synchronized void seek(byte[] key) {
         checkOpen();
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
+        checkKey(key);
+        MemorySegment k = MemorySegment.ofArray(key);
+        if (lower != null && compare(k, lower) < 0) {
+            k = lower;
         }
-        merger.seek(MemorySegment.ofArray(key), 0, key.length);
-        skipTombstones();
+        merger.seek(k, 0, (int) k.byteSize());
+        settleForwards();
     }
 
-    private void skipTombstones() {
-        while (merger.isValid() && merger.isTombstone()) {
+    @Override
+    public synchronized void seekToLast() {
+        checkOpen();
+        if (upper == null) {
+            merger.seekToLast();
+        } else {
+            seekBelowUpper();
+        }
+        settleBackwards();
+    }
+
+    @Override
+    public synchronized void seekForPrev(byte[] key) {
+        checkOpen();
+        checkKey(key);
+        MemorySegment k = MemorySegment.ofArray(key);
+        if (upper != null && compare(k, upper) >= 0) {
+            seekBelowUpper();
+        } else {
+            merger.seekForPrev(k, 0, key.length);
+        }
+        settleBackwards();
+    }
+
+    /** Positions at the last key below the (exclusive) upper bound. */
+    private void seekBelowUpper() {
+        merger.seekForPrev(upper, 0, (int) upper.byteSize());
+        if (merger.isValid() && compareCurrent(upper) == 0) {
+            merger.prev();
+        }
+    }
+
+    /**
+     * After a forward move: passes over tombstones, and stops at the upper bound, checked first so
+     * that a run of deleted keys past the bound is not walked.
+     */
+    private void settleForwards() {
+        outside = false;
+        while (merger.isValid()) {
+            if (upper != null && compareCurrent(upper) >= 0) {
+                outside = true;
+                return;
+            }
+            if (!merger.isTombstone()) {
+                return;
+            }
             merger.next();
+        }
+    }
+
+    /** After a backward move: passes over tombstones, and stops at the lower bound. */
+    private void settleBackwards() {
+        outside = false;
+        while (merger.isValid()) {
+            if (lower != null && compareCurrent(lower) < 0) {
+                outside = true;
+                return;
+            }
+            if (!merger.isTombstone()) {
+                return;
+            }
+            merger.prev();
+        }
+    }
+
+    private int compareCurrent(MemorySegment bound) {
+        Source s = merger.current();
+        return Keys.compare(s.keySegment(), s.keyOffset(), s.keyLength(), bound, 0, (int) bound.byteSize());
+    }
+
+    private static int compare(MemorySegment a, MemorySegment b) {
+        return Keys.compare(a, 0, (int) a.byteSize(), b, 0, (int) b.byteSize());
+    }
+
+    private static void checkKey(byte[] key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
         }
     }
 
     @Override
     public synchronized boolean isValid() {
         checkOpen();
-        return merger.isValid();
+        return merger.isValid() && !outside;
     }
 
     @Override
@@ -85,12 +176,19 @@ final class EngineCursor implements Cursor {
     public synchronized void next() {
         positioned();
         merger.next();
-        skipTombstones();
+        settleForwards();
+    }
+
+    @Override
+    public synchronized void prev() {
+        positioned();
+        merger.prev();
+        settleBackwards();
     }
 
     private Source positioned() {
         checkOpen();
-        if (!merger.isValid()) {
+        if (!merger.isValid() || outside) {
             throw new IllegalStateException("cursor is not positioned at a key");
         }
         return merger.current();

@@ -30,6 +30,32 @@ final class MemtableSource implements Source {
         cursor.seek(key, offset, length);
     }
 
+    // Backwards only without an upper bound: compaction, which sets one, only moves forwards.
+
+    @Override
+    public void seekToLast() {
+        forwardOnlyWithBound();
+        cursor.seekToLast();
+    }
+
+    @Override
+    public void seekForPrev(MemorySegment key, long offset, int length) {
+        forwardOnlyWithBound();
+        cursor.seekForPrev(key, offset, length);
+    }
+
+    @Override
+    public void prev() {
+        forwardOnlyWithBound();
+        cursor.prev();
+    }
+
+    private void forwardOnlyWithBound() {
+        if (upper != null) {
+            throw new UnsupportedOperationException("a memtable source with an upper bound only moves forwards");
+        }
+    }
+
     @Override
     public boolean isValid() {
         return cursor.isValid() && (upper == null

@@ -10,12 +10,18 @@ import java.util.List;
  * newest data) wins and the others' versions of that key are passed over. Tombstones are yielded
  * (flagged) so the caller decides: a user cursor skips them, a compaction keeps or drops them.
  *
+ * <p>It moves both ways. Moving forwards, every valid source sits at or after the current key;
+ * moving backwards, at or before it. A change of direction first re-positions the other sources on
+ * the far side of the current key, as every merging iterator must; within a source the step itself
+ * (a REMIX's sorted view, a memtable) compares no keys.
+ *
  * <p>With the handful of inputs it sees (memtables, a version, or the newest tables of one
- * partition), a linear scan for the smallest key beats a heap.
+ * partition), a linear scan for the winner beats a heap.
  */
 final class Merger implements AutoCloseable {
     private final Source[] sources;
     private Source current;
+    private boolean backwards;
 
     Merger(List<? extends Source> byPriority) {
         this.sources = byPriority.toArray(new Source[0]);
@@ -25,14 +31,29 @@ final class Merger implements AutoCloseable {
         for (Source s : sources) {
             s.seekToFirst();
         }
-        pick();
+        pickSmallest();
     }
 
     void seek(MemorySegment key, long offset, int length) {
         for (Source s : sources) {
             s.seek(key, offset, length);
         }
-        pick();
+        pickSmallest();
+    }
+
+    void seekToLast() {
+        for (Source s : sources) {
+            s.seekToLast();
+        }
+        pickLargest();
+    }
+
+    /** Positions at the last key {@code <= key}. */
+    void seekForPrev(MemorySegment key, long offset, int length) {
+        for (Source s : sources) {
+            s.seekForPrev(key, offset, length);
+        }
+        pickLargest();
     }
 
     boolean isValid() {
@@ -45,32 +66,80 @@ final class Merger implements AutoCloseable {
         MemorySegment k = at.keySegment();
         long ko = at.keyOffset();
         int kl = at.keyLength();
-        // Other sources are moved first: their keys are compared with the winner's key before the
+        // Other sources move first: their keys are compared with the winner's key before the
         // winner moves, since moving it may invalidate the key's memory.
         for (Source s : sources) {
-            if (s != at && s.isValid() && Keys.compare(s.keySegment(), s.keyOffset(), s.keyLength(), k, ko, kl) == 0) {
+            if (s == at) {
+                continue;
+            }
+            if (backwards) {
+                // They sit before the key (or nowhere): put them after it.
+                s.seek(k, ko, kl);
+            }
+            if (s.isValid() && compare(s, k, ko, kl) == 0) {
                 s.next();
             }
         }
         at.next();
-        pick();
+        pickSmallest();
     }
 
-    /** Picks the winner again after the caller positioned the sources itself. */
+    /** Moves every source sitting at the current key back, then picks the previous winner. */
+    void prev() {
+        Source at = current;
+        MemorySegment k = at.keySegment();
+        long ko = at.keyOffset();
+        int kl = at.keyLength();
+        for (Source s : sources) {
+            if (s == at) {
+                continue;
+            }
+            if (!backwards) {
+                // They sit after the key (or nowhere): put them at or before it.
+                s.seekForPrev(k, ko, kl);
+            }
+            if (s.isValid() && compare(s, k, ko, kl) == 0) {
+                s.prev();
+            }
+        }
+        at.prev();
+        pickLargest();
+    }
+
+    /** Picks the winner again after the caller positioned the sources itself (forwards). */
     void repick() {
-        pick();
+        pickSmallest();
     }
 
-    private void pick() {
+    private void pickSmallest() {
+        backwards = false;
         Source best = null;
         for (Source s : sources) {
-            if (s.isValid() && (best == null
-                    || Keys.compare(s.keySegment(), s.keyOffset(), s.keyLength(),
-                    best.keySegment(), best.keyOffset(), best.keyLength()) < 0)) {
+            if (s.isValid() && (best == null || compare(s, best) < 0)) {
                 best = s;
             }
         }
         current = best;
+    }
+
+    private void pickLargest() {
+        backwards = true;
+        Source best = null;
+        for (Source s : sources) {
+            // Strictly larger: among equal keys the newest source (lowest index) wins.
+            if (s.isValid() && (best == null || compare(s, best) > 0)) {
+                best = s;
+            }
+        }
+        current = best;
+    }
+
+    private static int compare(Source a, Source b) {
+        return Keys.compare(a.keySegment(), a.keyOffset(), a.keyLength(), b.keySegment(), b.keyOffset(), b.keyLength());
+    }
+
+    private static int compare(Source a, MemorySegment k, long ko, int kl) {
+        return Keys.compare(a.keySegment(), a.keyOffset(), a.keyLength(), k, ko, kl);
     }
 
     Source current() {

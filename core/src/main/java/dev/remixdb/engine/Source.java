@@ -6,6 +6,9 @@ import java.lang.foreign.MemorySegment;
  * One sorted input of a merge: a memtable, a table, or the persistent version. It yields one entry
  * per key, in increasing key order, with tombstones flagged. Key and value views stay valid until
  * the source moves. Not thread-safe.
+ *
+ * <p>Sources that user cursors read (memtables, the version) also move backwards; compaction's
+ * inputs only move forwards and keep the defaults, which refuse.
  */
 interface Source extends AutoCloseable {
 
@@ -17,6 +20,21 @@ interface Source extends AutoCloseable {
     boolean isValid();
 
     void next();
+
+    /** Positions at the last key. */
+    default void seekToLast() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " only moves forwards");
+    }
+
+    /** Positions at the last key {@code <= key}. */
+    default void seekForPrev(MemorySegment key, long offset, int length) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " only moves forwards");
+    }
+
+    /** Moves to the previous key; the source becomes invalid before the first one. */
+    default void prev() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " only moves forwards");
+    }
 
     MemorySegment keySegment();
 

@@ -15,7 +15,7 @@ import java.nio.file.Path;
 final class StatsCollector {
     private StatsCollector() {}
 
-    static Stats collect(View v, Counters c, BlockCache cache, Path dir) {
+    static Stats collect(View v, Counters c, BlockCache cache, Path dir, int openSnapshots, int openCursors) {
         long keys = v.mem.memtable.entryCount();
         long offHeap = v.mem.memtable.memoryBytes() + cache.memoryBytes();
         if (v.imm != null) {
@@ -32,7 +32,7 @@ final class StatsCollector {
         return new Stats(keys, disk, v.version.tableCount(), v.version.partitionCount(), c.userBytes.sum(),
                 c.walBytes.sum(), c.flushBytes.sum(),
                 new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum()),
-                offHeap, cache.memoryBytes(), c.stallNanos.sum());
+                offHeap, cache.memoryBytes(), c.stallNanos.sum(), openSnapshots, c.leakedSnapshots.sum(), openCursors);
     }
 
     private static long walAndManifestBytes(Path dir) {

@@ -48,6 +48,40 @@ final class VersionSource implements Source {
         skipEmpty();
     }
 
+    @Override
+    public void seekToLast() {
+        open(partitions.size() - 1);
+        if (cursor != null) {
+            cursor.seekToLast();
+        }
+        skipEmptyBackward();
+    }
+
+    @Override
+    public void seekForPrev(MemorySegment key, long offset, int length) {
+        open(Partition.find(partitions, key, offset, length));
+        if (cursor != null) {
+            cursor.seekForPrev(key, offset, length);
+        }
+        skipEmptyBackward();
+    }
+
+    @Override
+    public void prev() {
+        cursor.prev();
+        skipEmptyBackward();
+    }
+
+    /** Moves on to the last entry of the preceding partitions while the current one is exhausted. */
+    private void skipEmptyBackward() {
+        while ((cursor == null || !cursor.isValid()) && index > 0) {
+            open(index - 1);
+            if (cursor != null) {
+                cursor.seekToLast();
+            }
+        }
+    }
+
     /** Opens a cursor on partition {@code i} (none when it has no tables). */
     private void open(int i) {
         closeCursor();

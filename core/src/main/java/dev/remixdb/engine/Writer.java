@@ -4,20 +4,34 @@ import dev.remixdb.wal.WalOp;
 
 import java.util.List;
 import java.util.concurrent.locks.Condition;
+import java.util.function.Supplier;
 
 /**
  * One caller's write in the engine's queue, waiting until it is written by itself or by the leader
  * of a group (group commit). Guarded by the engine's lock.
+ *
+ * <p>A write with a {@code prepare} function (read-modify-write) computes its ops only when it
+ * reaches the head of the queue, when no other write is in flight, so what it read is still
+ * current when its ops are applied.
  */
 final class Writer {
-    final List<WalOp> ops;
+    final Supplier<List<WalOp>> prepare;
+    List<WalOp> ops;
     final boolean sync;
     final Condition turn;
     boolean done;
     Throwable error;
 
     Writer(List<WalOp> ops, boolean sync, Condition turn) {
+        this.prepare = null;
         this.ops = ops;
+        this.sync = sync;
+        this.turn = turn;
+    }
+
+    Writer(Supplier<List<WalOp>> prepare, boolean sync, Condition turn) {
+        this.prepare = prepare;
+        this.ops = List.of();
         this.sync = sync;
         this.turn = turn;
     }

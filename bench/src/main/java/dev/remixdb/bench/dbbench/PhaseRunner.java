@@ -85,7 +85,7 @@ final class PhaseRunner {
 
     private Map<String, Object> run(PhaseSpec p, int index) throws Exception {
         if (p.kind() == PhaseSpec.Kind.SEEKPREV && !store.supportsReverse()) {
-            String why = "skipped: " + storeName + " has no reverse cursor in this build (see RemixReverse)";
+            String why = "skipped: " + storeName + " has no reverse cursor";
             log.println(storeName + " " + p.label() + ": " + why);
             Map<String, Object> m = header(p, 0);
             m.put("skipped", why);
@@ -103,6 +103,7 @@ final class PhaseRunner {
             Outcome out = switch (p.kind()) {
                 case LOAD, FILLSEQ -> fill(p, index);
                 case OVERWRITE -> overwrite(p, index);
+                case OVERWRITEBATCH -> overwriteBatches(p, index);
                 case DELETES -> deletes(p, index);
                 case READRANDOM -> readRandom(p, index, check, false);
                 case READMISSING -> readRandom(p, index, check, true);
@@ -229,6 +230,40 @@ final class PhaseRunner {
                 h.recordValue(System.nanoTime() - t0);
                 live.set(i, gen);
                 ticker.tick();
+            }
+            return 0;
+        });
+        return withUserBytes(out, n * o.entryBytes(), Map.of());
+    }
+
+    /** As {@link #overwrite}, in atomic batches of {@code p.length()} puts: same keys, same values. */
+    private Outcome overwriteBatches(PhaseSpec p, int index) throws Exception {
+        int gen = live.newGeneration();
+        KeyChooser chooser = chooser(index, 0);
+        long n = o.writes();
+        int size = p.length();
+        Outcome out = parallel(p, 1, n, (t, ops, h, ticker) -> {
+            byte[][] keys = new byte[size][Keys.BYTES];
+            byte[][] vals = new byte[size][];
+            long[] ids = new long[size];
+            for (int b = 0; b < size; b++) {
+                vals[b] = values.newBuffer();
+            }
+            for (long j = 0; j < ops; ) {
+                int m = (int) Math.min(size, ops - j);
+                for (int b = 0; b < m; b++) {
+                    ids[b] = chooser.next();
+                    Keys.format(ids[b], keys[b]);
+                    values.fill(ids[b], gen, vals[b]);
+                }
+                long t0 = System.nanoTime();
+                store.putBatch(keys, vals, m);
+                h.recordValue(System.nanoTime() - t0);
+                for (int b = 0; b < m; b++) {
+                    live.set(ids[b], gen);
+                    ticker.tick();
+                }
+                j += m;
             }
             return 0;
         });

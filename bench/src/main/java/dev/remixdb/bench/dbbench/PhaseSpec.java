@@ -13,7 +13,8 @@ import java.util.Map;
  * @param name   the name as typed (e.g. "seeknext50")
  * @param label  the name in results, unique within a run
  * @param kind   what it does
- * @param length entries copied per scan (seeknextN / seekprevN); 1 for seekrandom; 0 otherwise
+ * @param length entries copied per scan (seeknextN / seekprevN), puts per batch (overwritebatchN);
+ *               1 for seekrandom; 0 otherwise
  */
 public record PhaseSpec(String name, String label, Kind kind, int length) {
 
@@ -25,6 +26,8 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
         FILLSEQ(true, true),
         /** Overwrite random loaded keys with new values, then wait until idle. */
         OVERWRITE(true, false),
+        /** As OVERWRITE, N puts per atomic write batch (ops count puts; latency is per batch). */
+        OVERWRITEBATCH(true, false),
         /** Point reads of random keys (uniform or Zipfian), every value checked. */
         READRANDOM(false, false),
         /** Point reads of keys that are not there (each falls between two present keys). */
@@ -65,10 +68,10 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
     /**
      * {@code --phases all}: every kind once (seeknext at 10, 50 and 100), readrandom again after the
      * deletes, fillseq last (it starts over on an empty store).
-     * TODO(reverse cursor): add "seekprev50" once RemixDB's cursor has seekForPrev/prev (see RemixReverse).
      */
     public static final List<String> ALL = List.of("load", "readrandom", "readmissing", "seekrandom", "seeknext10",
-            "seeknext50", "seeknext100", "overwrite", "readwhilewriting", "deletes", "readrandom", "fillseq");
+            "seeknext50", "seeknext100", "seekprev50", "overwrite", "overwritebatch100", "readwhilewriting", "deletes",
+            "readrandom", "fillseq");
 
     /** Longest scan of seeknextN / seekprevN. */
     public static final int MAX_SCAN = 10_000;
@@ -127,8 +130,11 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
                 if (name.startsWith("seekprev")) {
                     yield new PhaseSpec(name, name, Kind.SEEKPREV, scanLength(name, "seekprev"));
                 }
+                if (name.startsWith("overwritebatch")) {
+                    yield new PhaseSpec(name, name, Kind.OVERWRITEBATCH, scanLength(name, "overwritebatch"));
+                }
                 throw new UsageException("unknown phase '" + name + "'; phases: load (fillrandom), fillseq, overwrite, "
-                        + "readrandom, readmissing, seekrandom, seeknextN, seekprevN (N = 1.." + MAX_SCAN
+                        + "overwritebatchN, readrandom, readmissing, seekrandom, seeknextN, seekprevN (N = 1.." + MAX_SCAN
                         + "), readwhilewriting, deletes, and the lists micro1, all");
             }
         };

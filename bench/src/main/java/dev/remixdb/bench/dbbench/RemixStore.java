@@ -53,6 +53,15 @@ final class RemixStore implements Store {
     }
 
     @Override
+    public void putBatch(byte[][] keys, byte[][] values, int n) throws Exception {
+        dev.remixdb.WriteBatch batch = new dev.remixdb.WriteBatch();
+        for (int i = 0; i < n; i++) {
+            batch.put(keys[i], values[i]);
+        }
+        db.write(batch);
+    }
+
+    @Override
     public void put(byte[] key, byte[] value) throws Exception {
         db.put(key, value);
     }
@@ -69,7 +78,7 @@ final class RemixStore implements Store {
 
     @Override
     public boolean supportsReverse() {
-        return RemixReverse.available();
+        return true;
     }
 
     /**
@@ -149,7 +158,16 @@ final class RemixStore implements Store {
         public int scanReverse(byte[] key, int n, Sink sink) {
             Cursor c = reuse ? kept() : db.cursor();
             try {
-                return RemixReverse.scan(c, key, n, sink);
+                c.seekForPrev(key);
+                int done = 0;
+                while (done < n && c.isValid()) {
+                    sink.accept(c.key(), c.value());
+                    done++;
+                    if (done < n) {
+                        c.prev();
+                    }
+                }
+                return done;
             } finally {
                 if (!reuse) {
                     c.close();

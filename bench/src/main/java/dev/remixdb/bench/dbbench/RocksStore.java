@@ -113,6 +113,16 @@ final class RocksStore implements Store {
     }
 
     @Override
+    public void putBatch(byte[][] keys, byte[][] values, int n) throws RocksDBException {
+        try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
+            for (int i = 0; i < n; i++) {
+                batch.put(keys[i], values[i]);
+            }
+            db.write(write, batch);
+        }
+    }
+
+    @Override
     public void delete(byte[] key) throws RocksDBException {
         db.delete(write, key);
     }

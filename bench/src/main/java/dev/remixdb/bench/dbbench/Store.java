@@ -21,6 +21,9 @@ public interface Store extends AutoCloseable {
     /** Removes a key. */
     void delete(byte[] key) throws Exception;
 
+    /** Sets {@code keys[i]} to {@code values[i]} for i < n in one atomic write batch. */
+    void putBatch(byte[][] keys, byte[][] values, int n) throws Exception;
+
     /** A reader for the calling thread; close it when the phase ends. */
     Reader reader(boolean reuseCursor) throws Exception;
 

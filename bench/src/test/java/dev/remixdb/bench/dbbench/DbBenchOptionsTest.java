@@ -91,7 +91,7 @@ class DbBenchOptionsTest {
         DbOptions o = parse("--phases", "load,readrandom,deletes,readrandom");
         assertEquals(List.of("load", "readrandom", "deletes", "readrandom-2"),
                 o.phases().stream().map(PhaseSpec::label).toList());
-        assertEquals(12, parse("--phases", "all").phases().size());
+        assertEquals(14, parse("--phases", "all").phases().size());
     }
 
     @Test

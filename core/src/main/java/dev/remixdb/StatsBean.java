@@ -1,0 +1,152 @@
+package dev.remixdb;
+
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
+
+/** {@link StatsMXBean} over a live store; registers itself with the platform MBean server on request. */
+final class StatsBean implements StatsMXBean {
+    private final RemixDB db;
+    private final String path;
+    private ObjectName registered;
+
+    StatsBean(RemixDB db, String path) {
+        this.db = db;
+        this.path = path;
+    }
+
+    /** Registers as {@code dev.remixdb:type=RemixDB,path="<dir>"}. */
+    synchronized void register() {
+        try {
+            ObjectName name = new ObjectName("dev.remixdb:type=RemixDB,path=" + ObjectName.quote(path));
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            try {
+                server.registerMBean(this, name);
+            } catch (InstanceAlreadyExistsException e) {
+                // A store of this directory opened earlier in this JVM and not closed cleanly.
+                server.unregisterMBean(name);
+                server.registerMBean(this, name);
+            }
+            registered = name;
+        } catch (JMException e) {
+            throw new IllegalStateException("cannot register the JMX bean of " + path + ": " + e, e);
+        }
+    }
+
+    synchronized void unregister() {
+        if (registered != null) {
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(registered);
+            } catch (JMException e) {
+                // Already gone: nothing to release.
+            }
+            registered = null;
+        }
+    }
+
+    private Stats stats() {
+        return db.stats();
+    }
+
+    @Override
+    public String getPath() {
+        return path;
+    }
+
+    @Override
+    public long getKeys() {
+        return stats().keys();
+    }
+
+    @Override
+    public long getDiskBytes() {
+        return stats().diskBytes();
+    }
+
+    @Override
+    public int getTables() {
+        return stats().tables();
+    }
+
+    @Override
+    public int getPartitions() {
+        return stats().partitions();
+    }
+
+    @Override
+    public long getUserBytesWritten() {
+        return stats().userBytesWritten();
+    }
+
+    @Override
+    public long getWalBytesWritten() {
+        return stats().walBytesWritten();
+    }
+
+    @Override
+    public long getFlushBytesWritten() {
+        return stats().flushBytesWritten();
+    }
+
+    @Override
+    public double getWriteAmplification() {
+        return stats().writeAmplification();
+    }
+
+    @Override
+    public long getMinorCompactions() {
+        return stats().compactions().minor();
+    }
+
+    @Override
+    public long getMajorCompactions() {
+        return stats().compactions().major();
+    }
+
+    @Override
+    public long getSplitCompactions() {
+        return stats().compactions().split();
+    }
+
+    @Override
+    public long getAbortedCompactions() {
+        return stats().compactions().abort();
+    }
+
+    @Override
+    public long getOffHeapBytes() {
+        return stats().offHeapBytes();
+    }
+
+    @Override
+    public long getBlockCacheBytes() {
+        return stats().blockCacheBytes();
+    }
+
+    @Override
+    public long getStallMillis() {
+        return stats().stallNanos() / 1_000_000;
+    }
+
+    @Override
+    public int getOpenSnapshots() {
+        return stats().openSnapshots();
+    }
+
+    @Override
+    public long getLeakedSnapshots() {
+        return stats().leakedSnapshots();
+    }
+
+    @Override
+    public int getOpenCursors() {
+        return stats().openCursors();
+    }
+
+    @Override
+    public String toString() {
+        return "RemixDB at " + path + "\n" + stats();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.remixdb;
+
+/**
+ * A store's {@link Stats} as live getters, for monitoring: JMX (registered as
+ * {@code dev.remixdb:type=RemixDB,path="<dir>"} when {@link Options.Builder#jmx(boolean)} is on),
+ * or any metrics library that reads getters. Each call reads the current figure. After the store
+ * is closed the getters throw {@link ClosedException}.
+ */
+public interface StatsMXBean {
+    String getPath();
+
+    long getKeys();
+
+    long getDiskBytes();
+
+    int getTables();
+
+    int getPartitions();
+
+    long getUserBytesWritten();
+
+    long getWalBytesWritten();
+
+    long getFlushBytesWritten();
+
+    double getWriteAmplification();
+
+    long getMinorCompactions();
+
+    long getMajorCompactions();
+
+    long getSplitCompactions();
+
+    long getAbortedCompactions();
+
+    long getOffHeapBytes();
+
+    long getBlockCacheBytes();
+
+    long getStallMillis();
+
+    int getOpenSnapshots();
+
+    long getLeakedSnapshots();
+
+    int getOpenCursors();
+}

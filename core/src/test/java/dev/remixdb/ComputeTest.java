@@ -1,0 +1,154 @@
+package dev.remixdb;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Read-modify-write: {@code compute}, {@code merge}, {@code putIfAbsent}, {@code compareAndSet}. */
+class ComputeTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] plus(byte[] a, byte[] b) {
+        return ByteBuffer.allocate(8).putLong(ByteBuffer.wrap(a).getLong() + ByteBuffer.wrap(b).getLong()).array();
+    }
+
+    private static byte[] num(long n) {
+        return ByteBuffer.allocate(8).putLong(n).array();
+    }
+
+    /** Concurrent merges and plain puts on other keys: not one increment lost, and each function ran once. */
+    @Test
+    void concurrentMergesLoseNoIncrement() throws Exception {
+        Options small = Options.builder().memtableBytes(16 * 1024).tableBytes(8 * 1024).build();
+        int threads = 4;
+        int each = 2000;
+        AtomicInteger calls = new AtomicInteger();
+        try (RemixDB db = RemixDB.open(dir, small)) {
+            List<Thread> ts = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                ts.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = 0; i < each; i++) {
+                            db.merge(b("counter"), num(1), (a, x) -> {
+                                calls.incrementAndGet();
+                                return plus(a, x);
+                            });
+                            db.put(b("other" + id + ":" + i), b("filler-" + i));
+                        }
+                    } catch (Exception e) {
+                        throw new RuntimeException(e);
+                    }
+                }));
+            }
+            for (Thread t : ts) {
+                t.join();
+            }
+            assertArrayEquals(num((long) threads * each), db.get(b("counter")));
+            assertEquals(threads * each - 1, calls.get(), "the first merge finds no value and calls nothing");
+        }
+        try (RemixDB db = RemixDB.open(dir, small)) {
+            assertArrayEquals(num((long) threads * each), db.get(b("counter")), "after reopen");
+        }
+    }
+
+    @Test
+    void computeSetsDeletesAndKeeps() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            assertArrayEquals(b("1"), db.compute(b("k"), old -> old == null ? b("1") : null));
+            assertNull(db.compute(b("k"), old -> null), "null deletes");
+            assertNull(db.get(b("k")));
+            assertNull(db.compute(b("absent"), old -> null), "null on an absent key changes nothing");
+            long before = db.stats().userBytesWritten();
+            db.put(b("same"), b("v"));
+            long afterPut = db.stats().userBytesWritten();
+            assertTrue(afterPut > before);
+            db.compute(b("same"), old -> old);
+            assertEquals(afterPut, db.stats().userBytesWritten(), "returning the given array writes nothing");
+        }
+    }
+
+    @Test
+    void putIfAbsentAndCompareAndSet() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            assertNull(db.putIfAbsent(b("k"), b("first")));
+            assertArrayEquals(b("first"), db.putIfAbsent(b("k"), b("second")));
+            assertArrayEquals(b("first"), db.get(b("k")));
+            assertFalse(db.compareAndSet(b("k"), b("wrong"), b("x")));
+            assertTrue(db.compareAndSet(b("k"), b("first"), b("third")));
+            assertArrayEquals(b("third"), db.get(b("k")));
+            assertTrue(db.compareAndSet(b("k"), b("third"), null), "null update deletes");
+            assertNull(db.get(b("k")));
+            assertFalse(db.compareAndSet(b("k"), b("third"), b("x")));
+            assertTrue(db.compareAndSet(b("k"), null, b("new")), "null expected means absent");
+            assertArrayEquals(b("new"), db.get(b("k")));
+        }
+    }
+
+    @Test
+    void aFailingFunctionChangesNothingAndOthersGoOn() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            db.put(b("k"), b("v"));
+            assertThrows(ArithmeticException.class, () -> db.compute(b("k"), old -> {
+                throw new ArithmeticException("boom");
+            }));
+            assertArrayEquals(b("v"), db.get(b("k")));
+            IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
+                    () -> db.compute(b("k"), old -> new byte[Options.MAX_VALUE_BYTES + 1]));
+            assertTrue(big.getMessage().contains("value"), big.getMessage());
+            assertArrayEquals(b("v"), db.get(b("k")));
+            db.put(b("k2"), b("still writable"));
+            assertArrayEquals(b("still writable"), db.get(b("k2")));
+        }
+    }
+
+    @Test
+    void aFunctionMayReadButNotWriteTheStore() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            db.put(b("a"), b("from a"));
+            assertArrayEquals(b("from a"), db.compute(b("b"), old -> db.get(b("a"))));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> db.compute(b("c"), old -> {
+                try {
+                    db.put(b("d"), b("x"));
+                } catch (java.io.IOException io) {
+                    throw new RuntimeException(io);
+                }
+                return b("c");
+            }));
+            assertTrue(e.getMessage().contains("must not write"), e.getMessage());
+            assertNull(db.get(b("c")));
+            assertNull(db.get(b("d")));
+            db.put(b("e"), b("fine"));
+        }
+    }
+
+    @Test
+    void badArgumentsAndClosedStore() throws Exception {
+        RemixDB db = RemixDB.open(dir);
+        assertThrows(IllegalArgumentException.class, () -> db.compute(null, old -> old));
+        assertThrows(IllegalArgumentException.class, () -> db.compute(b("k"), null));
+        assertThrows(IllegalArgumentException.class, () -> db.merge(b("k"), null, (a, x) -> a));
+        assertThrows(IllegalArgumentException.class, () -> db.putIfAbsent(b("k"), null));
+        db.close();
+        assertThrows(ClosedException.class, () -> db.compute(b("k"), old -> b("v")));
+        assertThrows(ClosedException.class, () -> db.compareAndSet(b("k"), null, b("v")));
+    }
+}

@@ -1,0 +1,159 @@
+package dev.remixdb;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link WriteBatch}: atomic visibility, order within a batch, bad input refused with nothing changed. */
+class WriteBatchTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void laterOperationsOnAKeyWinAndEmptyBatchesWriteNothing() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            db.put(b("gone"), b("x"));
+            WriteBatch batch = new WriteBatch().put(b("k"), b("1")).put(b("k"), b("2")).delete(b("gone"))
+                    .put(b("d"), b("v")).delete(b("d"));
+            db.write(batch);
+            assertArrayEquals(b("2"), db.get(b("k")));
+            assertNull(db.get(b("gone")));
+            assertNull(db.get(b("d")));
+            long user = db.stats().userBytesWritten();
+            db.write(new WriteBatch());
+            assertEquals(user, db.stats().userBytesWritten());
+        }
+        try (RemixDB db = RemixDB.open(dir)) {
+            assertArrayEquals(b("2"), db.get(b("k")), "after reopen");
+            assertNull(db.get(b("d")));
+        }
+    }
+
+    @Test
+    void theBatchCopiesWhatItIsGiven() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            byte[] key = b("key");
+            byte[] value = b("value");
+            WriteBatch batch = new WriteBatch().put(key, value);
+            key[0] = 'X';
+            value[0] = 'X';
+            db.write(batch);
+            assertArrayEquals(b("value"), db.get(b("key")));
+            batch.clear();
+            assertEquals(0, batch.size());
+            assertEquals(0, batch.byteSize());
+        }
+    }
+
+    @Test
+    void badInputIsRefusedAndLeavesTheBatchAsItWas() {
+        WriteBatch batch = new WriteBatch().put(b("a"), b("1"));
+        long bytes = batch.byteSize();
+        assertThrows(IllegalArgumentException.class, () -> batch.put(null, b("v")));
+        assertThrows(IllegalArgumentException.class, () -> batch.put(b("k"), null));
+        assertThrows(IllegalArgumentException.class, () -> batch.delete(null));
+        assertThrows(IllegalArgumentException.class, () -> batch.put(new byte[Options.MAX_KEY_BYTES + 1], b("v")));
+        assertThrows(IllegalArgumentException.class, () -> batch.put(b("k"), new byte[Options.MAX_VALUE_BYTES + 1]));
+        assertEquals(1, batch.size());
+        assertEquals(bytes, batch.byteSize());
+    }
+
+    @Test
+    void aBatchOverTheLimitIsRefusedWhenTheOpThatCrossesItIsAdded() {
+        WriteBatch batch = new WriteBatch();
+        byte[] big = new byte[Options.MAX_VALUE_BYTES];
+        int added = 0;
+        IllegalArgumentException e = null;
+        while (e == null) {
+            try {
+                batch.put(b("k" + added), big);
+                added++;
+            } catch (IllegalArgumentException x) {
+                e = x;
+            }
+        }
+        assertEquals(7, added, "seven 64 MiB values fit in 512 MiB with keys and overhead");
+        assertTrue(e.getMessage().contains("split"), e.getMessage());
+        assertEquals(7, batch.size());
+    }
+
+    @Test
+    void writeOfNullAndAfterCloseAreClearErrors() throws Exception {
+        RemixDB db = RemixDB.open(dir);
+        assertThrows(IllegalArgumentException.class, () -> db.write(null));
+        db.close();
+        WriteBatch batch = new WriteBatch().put(b("k"), b("v"));
+        assertThrows(ClosedException.class, () -> db.write(batch));
+        try (RemixDB again = RemixDB.open(dir)) {
+            assertNull(again.get(b("k")));
+        }
+    }
+
+    /**
+     * Each batch sets all ten keys to the same generation; readers, by cursor and by snapshot gets,
+     * must never see two generations at once, while memtables switch and compactions run.
+     */
+    @Test
+    void readersNeverSeePartOfABatch() throws Exception {
+        Options tiny = Options.builder().memtableBytes(8 * 1024).tableBytes(4 * 1024).build();
+        try (RemixDB db = RemixDB.open(dir, tiny)) {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<String> bad = new AtomicReference<>();
+            List<Thread> readers = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                boolean useSnapshot = r == 1;
+                readers.add(Thread.ofPlatform().start(() -> {
+                    while (!stop.get() && bad.get() == null) {
+                        List<String> seen = new ArrayList<>();
+                        if (useSnapshot) {
+                            try (Snapshot s = db.snapshot()) {
+                                for (int i = 0; i < 10; i++) {
+                                    byte[] v = s.get(b("key" + i));
+                                    seen.add(v == null ? null : new String(v, StandardCharsets.UTF_8));
+                                }
+                            }
+                        } else {
+                            try (Cursor c = db.cursor(b("key"), b("key:"))) {
+                                for (c.seekToLast(); c.isValid(); c.prev()) {
+                                    seen.add(new String(c.value(), StandardCharsets.UTF_8));
+                                }
+                            }
+                        }
+                        if (seen.stream().distinct().count() > 1) {
+                            bad.compareAndSet(null, "mixed generations: " + seen);
+                        }
+                    }
+                }));
+            }
+            for (int gen = 0; gen < 3000; gen++) {
+                WriteBatch batch = new WriteBatch();
+                for (int i = 0; i < 10; i++) {
+                    batch.put(b("key" + i), b("gen" + gen + "-" + "x".repeat(gen % 50)));
+                }
+                db.write(batch);
+            }
+            stop.set(true);
+            for (Thread t : readers) {
+                t.join();
+            }
+            assertNull(bad.get());
+            assertTrue(db.stats().compactions().minor() + db.stats().compactions().major() > 0);
+        }
+    }
+}
