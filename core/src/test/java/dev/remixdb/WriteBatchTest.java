@@ -156,4 +156,88 @@ class WriteBatchTest {
             assertTrue(db.stats().compactions().minor() + db.stats().compactions().major() > 0);
         }
     }
+
+    /**
+     * A crash while a batch's WAL record is being written: the WAL is cut at every point inside that
+     * record (as a power loss or kill -9 leaves it), and the store reopened on a copy each time. The
+     * batch must be entirely there or entirely absent; the batch before it always there.
+     */
+    @Test
+    void aBatchCutAnywhereInTheWalIsAllOrNothing() throws Exception {
+        Path live = dir.resolve("live");
+        long before;
+        long after;
+        Path wal;
+        try (RemixDB db = RemixDB.open(live)) {
+            WriteBatch first = new WriteBatch();
+            for (int i = 0; i < 10; i++) {
+                first.put(b("a" + i), b("first" + i));
+            }
+            db.write(first);
+            db.sync();
+            wal = newestWal(live);
+            before = java.nio.file.Files.size(wal);
+            WriteBatch second = new WriteBatch();
+            for (int i = 0; i < 10; i++) {
+                second.put(b("b" + i), b("second" + i)).delete(b("a" + i));
+            }
+            db.write(second);
+            db.sync();
+            after = java.nio.file.Files.size(wal);
+        }
+        assertTrue(after > before + 100, "the second batch is one record of " + (after - before) + " bytes");
+        int whole = 0;
+        int none = 0;
+        List<Long> cuts = new ArrayList<>();
+        for (long cut = before; cut < after; cut += Math.max(1, (after - before) / 60)) {
+            cuts.add(cut);
+        }
+        cuts.add(after - 1);
+        cuts.add(after);
+        for (long cut : cuts) {
+            Path copy = dir.resolve("cut" + cut);
+            copyDir(live, copy);
+            try (var ch = java.nio.channels.FileChannel.open(copy.resolve(wal.getFileName()),
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ch.truncate(cut);
+            }
+            try (RemixDB db = RemixDB.open(copy)) {
+                boolean secondThere = db.get(b("b0")) != null;
+                for (int i = 0; i < 10; i++) {
+                    String at = "WAL cut at " + cut + " of " + before + ".." + after;
+                    if (secondThere) {
+                        assertArrayEquals(b("second" + i), db.get(b("b" + i)), at);
+                        assertNull(db.get(b("a" + i)), at);
+                    } else {
+                        assertNull(db.get(b("b" + i)), at);
+                        assertArrayEquals(b("first" + i), db.get(b("a" + i)), at);
+                    }
+                }
+                if (secondThere) {
+                    whole++;
+                } else {
+                    none++;
+                }
+            }
+        }
+        assertEquals(cuts.size() - 1, none, "every cut inside the record drops the whole batch");
+        assertEquals(1, whole, "the complete record keeps it");
+    }
+
+    private static Path newestWal(Path dir) throws java.io.IOException {
+        try (var files = java.nio.file.Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".wal")).max(java.util.Comparator.naturalOrder()).orElseThrow();
+        }
+    }
+
+    private static void copyDir(Path from, Path to) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(to);
+        try (var files = java.nio.file.Files.list(from)) {
+            for (Path p : files.toList()) {
+                if (!p.getFileName().toString().equals("LOCK")) {
+                    java.nio.file.Files.copy(p, to.resolve(p.getFileName()));
+                }
+            }
+        }
+    }
 }
