@@ -280,8 +280,9 @@ public final class RemixDB implements AutoCloseable {
     }
 
     /**
-     * Freezes the memtable and waits until compaction has written it into table files (for tests and
-     * benchmarks that need the data on disk in tables, not only in the WAL).
+     * Freezes the memtable and waits until compaction has written all of it into table files (for
+     * tests and benchmarks that need the data on disk in tables, not only in the WAL). Unlike an
+     * ordinary compaction, this one keeps no small partition's data back in memory.
      */
     public void compactMemtable() throws IOException, InterruptedException {
         engine.flush();

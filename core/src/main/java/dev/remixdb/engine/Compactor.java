@@ -81,7 +81,9 @@ final class Compactor {
         long[] newTombstones = new long[count];
         measure(v, newBytes, newKeys, newTombstones);
 
-        CompactionPlan[] plans = plan(version, newBytes, newKeys, newTombstones);
+        // A memtable frozen by an explicit flush goes to tables whole: that is what the caller asked for.
+        long budget = v.imm.flushAll ? 0 : (long) (engine.options().abortFraction() * engine.options().memtableBytes());
+        CompactionPlan[] plans = plan(version, newBytes, newKeys, newTombstones, budget);
         List<Future<PartitionJob.Result>> jobs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
@@ -163,14 +165,13 @@ final class Compactor {
      * Asks the policy about every partition with new data, smallest first, so that the abort budget
      * (a fraction of the memtable, REMIX §4.2) goes to the partitions where a table would be tiniest.
      */
-    private CompactionPlan[] plan(Version version, long[] newBytes, long[] newKeys, long[] newTombstones) {
+    private CompactionPlan[] plan(Version version, long[] newBytes, long[] newKeys, long[] newTombstones, long budget) {
         int count = version.partitionCount();
         Integer[] order = new Integer[count];
         for (int i = 0; i < count; i++) {
             order[i] = i;
         }
         Arrays.sort(order, Comparator.comparingLong(i -> newBytes[i]));
-        long budget = (long) (engine.options().abortFraction() * engine.options().memtableBytes());
         CompactionPlan[] plans = new CompactionPlan[count];
         for (int i : order) {
             if (newKeys[i] == 0) {

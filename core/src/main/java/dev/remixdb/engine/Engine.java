@@ -339,6 +339,7 @@ public final class Engine implements AutoCloseable {
                 counters.stallNanos.add(System.nanoTime() - start);
                 continue;
             }
+            v.mem.flushAll = force;
             switchMemtable(v);
             return;
         }

@@ -11,6 +11,8 @@ import dev.remixdb.version.RefCounted;
 final class MemtableRef extends RefCounted {
     final Memtable memtable;
     final long firstWal;
+    /** Set (under the engine's lock) when an explicit flush froze it: compaction then aborts nothing. */
+    volatile boolean flushAll;
 
     MemtableRef(Memtable memtable, long firstWal) {
         this.memtable = memtable;
