@@ -163,13 +163,20 @@ final class EngineCursor implements Cursor {
     @Override
     public synchronized byte[] key() {
         Source s = positioned();
-        return s.keySegment().asSlice(s.keyOffset(), s.keyLength()).toArray(ValueLayout.JAVA_BYTE);
+        return copy(s.keySegment(), s.keyOffset(), s.keyLength());
     }
 
     @Override
     public synchronized byte[] value() {
         Source s = positioned();
-        return s.valueSegment().asSlice(s.valueOffset(), s.valueLength()).toArray(ValueLayout.JAVA_BYTE);
+        return copy(s.valueSegment(), s.valueOffset(), s.valueLength());
+    }
+
+    /** A bulk copy straight into a new array: no slice object, one bounds and liveness check. */
+    private static byte[] copy(MemorySegment from, long offset, int length) {
+        byte[] out = new byte[length];
+        MemorySegment.copy(from, ValueLayout.JAVA_BYTE, offset, out, 0, length);
+        return out;
     }
 
     @Override
