@@ -202,8 +202,6 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         for (Map.Entry<? extends K, ? extends V> e : m.entrySet()) {
             byte[] k = encodeInRange(e.getKey());
             byte[] v = encodeValue(e.getValue());
-            RemixDB.checkKey(k);
-            RemixDB.checkValue(v);
             if (batch.byteSize() + k.length + v.length + WriteBatch.OP_OVERHEAD > WriteBatch.MAX_BYTES) {
                 write(batch);
                 batch.clear();

@@ -274,6 +274,11 @@ public final class RemixDB implements AutoCloseable {
         }
     }
 
+    /** Throws {@link ClosedException} once the store is closed. */
+    void checkOpen() {
+        engine.checkOpen();
+    }
+
     /** The figures of {@link #stats()} as live getters, for monitoring; see {@link StatsMXBean}. */
     public StatsMXBean statsBean() {
         return statsBean;

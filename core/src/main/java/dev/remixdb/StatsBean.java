@@ -46,8 +46,23 @@ final class StatsBean implements StatsMXBean {
         }
     }
 
-    private Stats stats() {
-        return db.stats();
+    /** How long one reading serves the getters: a JMX client reads every attribute at once. */
+    private static final long FRESH_NANOS = 1_000_000_000L;
+    private Stats last;
+    private long lastAt;
+
+    /**
+     * The store's stats, read at most once a second: {@link RemixDB#stats()} lists the directory,
+     * and a monitoring tool calls the getters one after another.
+     */
+    private synchronized Stats stats() {
+        db.checkOpen();
+        long now = System.nanoTime();
+        if (last == null || now - lastAt > FRESH_NANOS) {
+            last = db.stats();
+            lastAt = now;
+        }
+        return last;
     }
 
     @Override

@@ -3,8 +3,9 @@ package dev.remixdb;
 /**
  * A store's {@link Stats} as live getters, for monitoring: JMX (registered as
  * {@code dev.remixdb:type=RemixDB,path="<dir>"} when {@link Options.Builder#jmx(boolean)} is on),
- * or any metrics library that reads getters. Each call reads the current figure. After the store
- * is closed the getters throw {@link ClosedException}.
+ * or any metrics library that reads getters. Figures are at most a second old: one reading serves
+ * all the getters of a JMX poll. After the store is closed the getters throw
+ * {@link ClosedException}.
  */
 public interface StatsMXBean {
     String getPath();

@@ -28,10 +28,6 @@ final class DbReport {
                 }
                 String label = first ? phase : "";
                 first = false;
-                if (x.containsKey("skipped")) {
-                    out.printf(Locale.ROOT, "%-18s %-8s %s%n", label, store, x.get("skipped"));
-                    continue;
-                }
                 boolean ours = store.equals("remixdb");
                 out.printf(Locale.ROOT, ROW, label, store,
                         Units.count(Results.num(x, "opsPerSec")),

@@ -84,13 +84,6 @@ final class PhaseRunner {
                           Map<String, Object> extra) {}
 
     private Map<String, Object> run(PhaseSpec p, int index) throws Exception {
-        if (p.kind() == PhaseSpec.Kind.SEEKPREV && !store.supportsReverse()) {
-            String why = "skipped: " + storeName + " has no reverse cursor";
-            log.println(storeName + " " + p.label() + ": " + why);
-            Map<String, Object> m = header(p, 0);
-            m.put("skipped", why);
-            return m;
-        }
         if (p.kind().fills() && written) {
             openFresh();
         }
@@ -361,7 +354,7 @@ final class PhaseRunner {
                     Keys.format(i, key);
                     sink.begin(i);
                     long t0 = System.nanoTime();
-                    int got = reverse ? r.scanReverse(key, n, sink) : r.scan(key, n, sink);
+                    int got = r.scan(key, n, reverse, sink);
                     h.recordValue(System.nanoTime() - t0);
                     if (sink.end(n, got)) {
                         found++;

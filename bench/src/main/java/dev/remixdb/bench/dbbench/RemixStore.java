@@ -76,11 +76,6 @@ final class RemixStore implements Store {
         return new RemixReader(db, reuseCursor);
     }
 
-    @Override
-    public boolean supportsReverse() {
-        return true;
-    }
-
     /**
      * {@link RemixDB#compactMemtable()}: freezes the memtable and waits until its compaction is done.
      * That is all the background work there is: RemixDB compacts one frozen memtable at a time, into
@@ -134,37 +129,24 @@ final class RemixStore implements Store {
         }
 
         @Override
-        public int scan(byte[] key, int n, Sink sink) {
+        public int scan(byte[] key, int n, boolean reverse, Sink sink) {
             Cursor c = reuse ? kept() : db.cursor();
             try {
-                c.seek(key);
+                if (reverse) {
+                    c.seekForPrev(key);
+                } else {
+                    c.seek(key);
+                }
                 int done = 0;
                 while (done < n && c.isValid()) {
                     sink.accept(c.key(), c.value());
                     done++;
                     if (done < n) {
-                        c.next();
-                    }
-                }
-                return done;
-            } finally {
-                if (!reuse) {
-                    c.close();
-                }
-            }
-        }
-
-        @Override
-        public int scanReverse(byte[] key, int n, Sink sink) {
-            Cursor c = reuse ? kept() : db.cursor();
-            try {
-                c.seekForPrev(key);
-                int done = 0;
-                while (done < n && c.isValid()) {
-                    sink.accept(c.key(), c.value());
-                    done++;
-                    if (done < n) {
-                        c.prev();
+                        if (reverse) {
+                            c.prev();
+                        } else {
+                            c.next();
+                        }
                     }
                 }
                 return done;

@@ -47,9 +47,9 @@ final class Results {
         return null;
     }
 
-    /** A number field of a record as a double; NaN when the record or field is missing or skipped. */
+    /** A number field of a record as a double; NaN when the record or field is missing. */
     static double num(Map<String, Object> r, String field) {
-        if (r == null || r.containsKey("skipped")) {
+        if (r == null) {
             return Double.NaN;
         }
         return r.get(field) instanceof Number n ? n.doubleValue() : Double.NaN;

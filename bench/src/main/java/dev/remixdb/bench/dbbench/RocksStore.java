@@ -132,11 +132,6 @@ final class RocksStore implements Store {
         return new RocksReader(db, reuseIterator);
     }
 
-    @Override
-    public boolean supportsReverse() {
-        return true;
-    }
-
     /**
      * Flushes the memtables (waiting for the flush), then polls until no compaction is pending or
      * running and no flush is running. Like db_bench's wait for compaction: it does not force a
@@ -209,38 +204,24 @@ final class RocksStore implements Store {
         }
 
         @Override
-        public int scan(byte[] key, int n, Sink sink) throws RocksDBException {
+        public int scan(byte[] key, int n, boolean reverse, Sink sink) throws RocksDBException {
             RocksIterator it = reuse ? kept() : db.newIterator(read);
             try {
-                it.seek(key);
+                if (reverse) {
+                    it.seekForPrev(key);
+                } else {
+                    it.seek(key);
+                }
                 int done = 0;
                 while (done < n && it.isValid()) {
                     sink.accept(it.key(), it.value());
                     done++;
                     if (done < n) {
-                        it.next();
-                    }
-                }
-                it.status();
-                return done;
-            } finally {
-                if (!reuse) {
-                    it.close();
-                }
-            }
-        }
-
-        @Override
-        public int scanReverse(byte[] key, int n, Sink sink) throws RocksDBException {
-            RocksIterator it = reuse ? kept() : db.newIterator(read);
-            try {
-                it.seekForPrev(key);
-                int done = 0;
-                while (done < n && it.isValid()) {
-                    sink.accept(it.key(), it.value());
-                    done++;
-                    if (done < n) {
-                        it.prev();
+                        if (reverse) {
+                            it.prev();
+                        } else {
+                            it.next();
+                        }
                     }
                 }
                 it.status();

@@ -27,9 +27,6 @@ public interface Store extends AutoCloseable {
     /** A reader for the calling thread; close it when the phase ends. */
     Reader reader(boolean reuseCursor) throws Exception;
 
-    /** Whether {@link Reader#scanReverse} works on this store. */
-    boolean supportsReverse();
-
     /**
      * Flushes the memtable and returns when no background work (flush, compaction) is running or
      * pending, so the next phase starts from a quiet store, and every written byte has been counted.
@@ -52,17 +49,10 @@ public interface Store extends AutoCloseable {
 
         /**
          * Positions at the first key {@code >= key} and hands up to {@code n} entries, in ascending
-         * order, to {@code sink}; returns how many it handed.
+         * order, to {@code sink}; or, with {@code reverse}, at the last key {@code <= key} and
+         * entries in descending order. Returns how many it handed.
          */
-        int scan(byte[] key, int n, Sink sink) throws Exception;
-
-        /**
-         * Positions at the last key {@code <= key} and hands up to {@code n} entries, in descending
-         * order, to {@code sink}; returns how many it handed.
-         *
-         * @throws UnsupportedOperationException when {@link Store#supportsReverse()} is false
-         */
-        int scanReverse(byte[] key, int n, Sink sink) throws Exception;
+        int scan(byte[] key, int n, boolean reverse, Sink sink) throws Exception;
 
         @Override
         void close();
