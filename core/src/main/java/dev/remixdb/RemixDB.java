@@ -42,6 +42,22 @@ public final class RemixDB implements AutoCloseable {
         }
     }
 
+    /**
+     * Checks every checksum of the closed store in {@code dir} and reports what is damaged, changing
+     * nothing: the MANIFEST, every block of every table it lists (and the padding between blocks),
+     * each REMIX against its tables, and every record of the live WALs. Reads every byte of the
+     * store once. The command line equivalent is {@link Verify}.
+     *
+     * @throws java.nio.file.NoSuchFileException when {@code dir} is not a directory
+     * @throws IOException when the store is open (here or in another process), or a file cannot be read
+     */
+    public static VerifyReport verify(Path dir) throws IOException {
+        if (dir == null) {
+            throw new IllegalArgumentException("dir must not be null");
+        }
+        return StoreVerifier.verify(dir);
+    }
+
     /** Opens the store in {@code dir} with default options, creating it when it does not exist. */
     public static RemixDB open(Path dir) throws IOException {
         return open(dir, Options.defaults());

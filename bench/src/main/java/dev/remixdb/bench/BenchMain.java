@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class BenchMain {
     private static final List<Command> COMMANDS = List.of(new DbBenchCommand(), new RemixMicroCommand(),
-            new RemixRebuildCommand(), new WriteAmpCommand(), new JmhCommand(), new DbChildCommand());
+            new RemixRebuildCommand(), new WriteAmpCommand(), new JmhCommand(), new VerifyCommand(), new DbChildCommand());
 
     private BenchMain() {}
 

@@ -387,6 +387,13 @@ public final class Engine implements AutoCloseable {
             try {
                 // A WAL switched out meanwhile was synced when it was closed: nothing is lost.
                 if (log == wal) {
+                    // After a failed fsync the kernel may have dropped the dirty pages and a later
+                    // fsync can succeed without them: nothing written since the last good sync can be
+                    // promised durable, so this store takes no more writes (reopen recovers the WAL).
+                    if (failure == null) {
+                        failure = e;
+                    }
+                    roomMade.signalAll();
                     throw e;
                 }
             } finally {

@@ -159,12 +159,20 @@ final class Recovery {
                 version);
     }
 
+    private static long sizeOrZero(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
     /** The corruption behind a jump from seq {@code max} to {@code seq} in WAL {@code wals[i]}. */
     private static CorruptionException seqGap(Path dir, List<Long> wals, int i, boolean firstOp, long seq, long max) {
         String missing = "seq " + seq + " follows seq " + max + ", the writes between are missing";
         if (firstOp && i > 0) {
             Path before = FileNames.wal(dir, wals.get(i - 1));
-            return new CorruptionException(before, before.toFile().length(), missing
+            return new CorruptionException(before, sizeOrZero(before), missing
                     + ": this WAL was cut short at a record boundary, or a WAL after it was deleted");
         }
         return new CorruptionException(FileNames.wal(dir, wals.get(i)), 0, missing + " (inside this WAL)");

@@ -128,6 +128,48 @@ final class DataBlocks {
         checkEntries(b, dst);
     }
 
+    /**
+     * Reads every block (checking each as {@link #read} does) and the padding between blocks, which
+     * no CRC covers and reads never touch, but which must be zero in a sound file.
+     */
+    void verifyAll(long dataEnd) throws IOException {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment dst = arena.allocate(8192);
+            MemorySegment scratch = arena.allocate(8192);
+            long end = 0;
+            for (int b = 0; b < count; b++) {
+                checkZero(end, offset(b), arena);
+                int raw = rawLength(b);
+                if (raw > dst.byteSize()) {
+                    dst = arena.allocate(raw);
+                }
+                if (storedLength(b) > scratch.byteSize()) {
+                    scratch = arena.allocate(storedLength(b));
+                }
+                read(b, dst.asSlice(0, raw), scratch);
+                end = offset(b) + storedLength(b);
+            }
+            checkZero(end, dataEnd, arena);
+        }
+    }
+
+    private void checkZero(long from, long to, java.lang.foreign.Arena arena) throws IOException {
+        if (to <= from) {
+            return;
+        }
+        MemorySegment gap = arena.allocate(to - from);
+        try {
+            reader.readFully(file, from, gap);
+        } catch (EOFException e) {
+            throw new CorruptionException(path, from, "file ends inside the padding before offset " + to);
+        }
+        for (long i = 0; i < gap.byteSize(); i++) {
+            if (gap.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
+                throw new CorruptionException(path, from + i, "non-zero byte in the padding between blocks");
+            }
+        }
+    }
+
     private void decompress(int b, MemorySegment src, MemorySegment dst) {
         int raw = (int) dst.byteSize();
         int n;

@@ -101,6 +101,20 @@ public final class WalReader {
         return result;
     }
 
+    /**
+     * Reads the WAL at {@code path} as {@link #replay} does but changes nothing: a torn tail is
+     * reported in the result ({@link ReplayResult#torn()}), not cut. For {@code verify}.
+     *
+     * @throws CorruptionException for damage that is not a torn tail
+     */
+    public static ReplayResult check(Path path, long expectedFileNumber, Visitor visitor) throws IOException {
+        Objects.requireNonNull(visitor, "visitor");
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+             WalInput in = new WalInput(path, channel, channel.size())) {
+            return new WalReader(path, in, visitor).run(expectedFileNumber);
+        }
+    }
+
     private ReplayResult run(long expectedFileNumber) throws IOException {
         if (!checkFileHeader(expectedFileNumber)) {
             return result(0);

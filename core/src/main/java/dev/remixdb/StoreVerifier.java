@@ -1,0 +1,253 @@
+package dev.remixdb;
+
+import dev.remixdb.cache.BlockCache;
+import dev.remixdb.io.FileChannelBlockReader;
+import dev.remixdb.remix.CorruptionException;
+import dev.remixdb.remix.Remix;
+import dev.remixdb.remix.RemixFile;
+import dev.remixdb.table.Table;
+import dev.remixdb.version.FileNames;
+import dev.remixdb.version.Manifest;
+import dev.remixdb.wal.ReplayResult;
+import dev.remixdb.wal.WalReader;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Checks every checksum of a closed store without changing it: the MANIFEST, each table it lists
+ * (every block, the padding between blocks, the keys block), each partition's REMIX against its
+ * tables, and the live WALs record by record (sequence numbers included). Holds the store's LOCK
+ * meanwhile, so the store cannot be opened while it runs, and refuses a store that is open.
+ */
+final class StoreVerifier {
+    private final Path dir;
+    private final List<VerifyReport.Problem> problems = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    private int files;
+    private long bytes;
+    private int tornTails;
+
+    private StoreVerifier(Path dir) {
+        this.dir = dir;
+    }
+
+    static VerifyReport verify(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new NoSuchFileException(dir.toString(), null, "not a directory: no store to verify");
+        }
+        Path lockFile = dir.resolve(FileNames.LOCK);
+        if (!Files.exists(lockFile)) {
+            return new StoreVerifier(dir).run();
+        }
+        try (FileChannel lock = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
+            FileLock held;
+            try {
+                held = lock.tryLock();
+            } catch (OverlappingFileLockException e) {
+                held = null;
+            }
+            if (held == null) {
+                throw new IOException("the store at " + dir + " is open; close it before verifying");
+            }
+            try {
+                return new StoreVerifier(dir).run();
+            } finally {
+                held.release();
+            }
+        }
+    }
+
+    private VerifyReport run() throws IOException {
+        TreeMap<Long, Path> tables = new TreeMap<>();
+        TreeMap<Long, Path> remixes = new TreeMap<>();
+        TreeMap<Long, Path> wals = new TreeMap<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            for (Path f : stream) {
+                String name = f.getFileName().toString();
+                number(name, FileNames.TABLE).ifPresent(n -> tables.put(n, f));
+                number(name, FileNames.REMIX).ifPresent(n -> remixes.put(n, f));
+                number(name, FileNames.WAL).ifPresent(n -> wals.put(n, f));
+            }
+        }
+        Path manifestFile = dir.resolve(FileNames.MANIFEST);
+        Manifest.Data manifest = null;
+        try {
+            manifest = Manifest.read(dir);
+            if (manifest == null) {
+                if (!tables.isEmpty() || !wals.isEmpty()) {
+                    problem(manifestFile, 0, "MANIFEST is missing but the directory holds tables or WALs");
+                } else {
+                    notes.add("no MANIFEST and no data files: an empty or never-opened store");
+                }
+            } else {
+                count(manifestFile);
+            }
+        } catch (CorruptionException e) {
+            problem(e);
+        }
+        Set<Long> listed = new HashSet<>();
+        if (manifest != null) {
+            for (Manifest.PartitionEntry p : manifest.partitions()) {
+                checkPartition(p, listed);
+            }
+            checkWals(wals, manifest.firstLiveWal(), manifest.lastSequence());
+        } else {
+            // Without a MANIFEST nothing says which files are live: check each on its own.
+            for (var e : tables.entrySet()) {
+                checkTableAlone(e.getKey(), e.getValue());
+            }
+            checkWals(wals, wals.isEmpty() ? 0 : wals.firstKey(), -1);
+        }
+        for (TreeMap<Long, Path> kind : List.of(tables, remixes)) {
+            for (var e : kind.entrySet()) {
+                if (manifest != null && !listed.contains(e.getKey())) {
+                    notes.add(e.getValue().getFileName() + " is listed by no version (left by a crash during a "
+                            + "compaction; deleted at the next open)");
+                }
+            }
+        }
+        return new VerifyReport(problems, notes, files, bytes, tornTails);
+    }
+
+    private void checkPartition(Manifest.PartitionEntry p, Set<Long> listed) throws IOException {
+        if (p.tables().length == 0) {
+            return;
+        }
+        List<Table> runs = new ArrayList<>();
+        try (FileChannelBlockReader reader = new FileChannelBlockReader(); BlockCache cache = new BlockCache(0)) {
+            boolean allTables = true;
+            for (long number : p.tables()) {
+                listed.add(number);
+                Path path = FileNames.table(dir, number);
+                Table t = openTable(number, path, reader, cache);
+                if (t == null) {
+                    allTables = false;
+                    continue;
+                }
+                runs.add(t);
+                try {
+                    t.verify();
+                } catch (CorruptionException e) {
+                    problem(e);
+                }
+            }
+            listed.add(p.remixFile());
+            Path remixPath = FileNames.remix(dir, p.remixFile());
+            if (!Files.exists(remixPath)) {
+                problem(remixPath, 0, "REMIX file listed in the MANIFEST is missing");
+            } else if (allTables) {
+                count(remixPath);
+                try (Remix remix = RemixFile.read(remixPath, runs)) {
+                    remix.runCount();
+                } catch (CorruptionException e) {
+                    problem(e);
+                }
+            } else {
+                count(remixPath);
+                notes.add(remixPath.getFileName() + " not checked: a table of its partition cannot be opened");
+            }
+        } finally {
+            for (Table t : runs) {
+                t.close();
+            }
+        }
+    }
+
+    private Table openTable(long number, Path path, FileChannelBlockReader reader, BlockCache cache) throws IOException {
+        if (!Files.exists(path)) {
+            problem(path, 0, "table listed in the MANIFEST is missing");
+            return null;
+        }
+        count(path);
+        try {
+            return Table.open(number, path, reader, cache);
+        } catch (CorruptionException e) {
+            problem(e);
+            return null;
+        }
+    }
+
+    private void checkTableAlone(long number, Path path) throws IOException {
+        try (FileChannelBlockReader reader = new FileChannelBlockReader(); BlockCache cache = new BlockCache(0)) {
+            Table t = openTable(number, path, reader, cache);
+            if (t != null) {
+                try (t) {
+                    t.verify();
+                } catch (CorruptionException e) {
+                    problem(e);
+                }
+            }
+        }
+    }
+
+    /** The live WALs: each record's checksums, and sequence numbers without gaps (as recovery checks). */
+    private void checkWals(TreeMap<Long, Path> wals, long firstLive, long manifestSeq) throws IOException {
+        List<Long> live = new ArrayList<>(wals.tailMap(firstLive, true).keySet());
+        if (manifestSeq > 0 && !wals.containsKey(firstLive)) {
+            problem(FileNames.wal(dir, firstLive), 0, "the first live WAL named by the MANIFEST is missing");
+        }
+        long[] maxSeq = {manifestSeq};
+        for (int i = 0; i < live.size(); i++) {
+            long number = live.get(i);
+            Path path = wals.get(number);
+            count(path);
+            String[] gap = {null};
+            try {
+                ReplayResult r = WalReader.check(path, number, (seq, delete, key, ko, kl, value, vo, vl) -> {
+                    if (maxSeq[0] >= 0 && seq > maxSeq[0] + 1 && gap[0] == null) {
+                        gap[0] = "seq " + seq + " follows seq " + maxSeq[0] + ": the writes between are missing";
+                    }
+                    maxSeq[0] = Math.max(maxSeq[0], seq);
+                });
+                if (gap[0] != null) {
+                    problem(path, 0, gap[0]);
+                }
+                if (r.torn()) {
+                    if (i == live.size() - 1) {
+                        tornTails++;
+                        notes.add(path.getFileName() + " ends in a torn record of " + r.tornBytes() + " bytes at offset "
+                                + r.validLength() + " (a crash mid-append; cut at the next open)");
+                    } else {
+                        problem(path, r.validLength(), "torn record of " + r.tornBytes()
+                                + " bytes in a WAL that is not the newest: later writes would follow missing ones");
+                    }
+                }
+            } catch (CorruptionException e) {
+                problem(e);
+            }
+        }
+    }
+
+    private void count(Path f) throws IOException {
+        files++;
+        bytes += Files.size(f);
+    }
+
+    private void problem(CorruptionException e) {
+        String prefix = e.file() + " at offset " + e.offset() + ": ";
+        String what = e.getMessage().startsWith(prefix) ? e.getMessage().substring(prefix.length()) : e.getMessage();
+        problems.add(new VerifyReport.Problem(e.file(), e.offset(), what));
+    }
+
+    private void problem(Path file, long offset, String what) {
+        problems.add(new VerifyReport.Problem(file, offset, what));
+    }
+
+    private static OptionalLong number(String name, String suffix) {
+        return FileNames.number(name, suffix);
+    }
+}

@@ -1,0 +1,235 @@
+package dev.remixdb.reliability.fault;
+
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.nio.file.WatchService;
+import java.nio.file.attribute.UserPrincipalLookupService;
+import java.nio.file.spi.FileSystemProvider;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A file system over the default one that fails chosen operations, for tests. A store opened on
+ * {@code fs.wrap(dir)} does all its file I/O through it (the engine only uses {@code java.nio.file}
+ * on the {@link Path} it is given), so a test can make the n-th write of a WAL fail, an fsync of a
+ * table, the MANIFEST rename, a block read, or every write once the "disk" is full.
+ *
+ * <p>Faults are rules ({@link #failOn}); each matching call counts down its rule's skip and the
+ * first call past it throws an {@link IOException} whose message starts with {@link #INJECTED}.
+ * A write that runs out of {@link #spaceLimit space} writes what fits, then throws
+ * {@code IOException("No space left on device")}, as a full ext4 does. Thread-safe.
+ */
+public final class FaultyFileSystem extends FileSystem {
+    /** The start of every injected fault's message. */
+    public static final String INJECTED = "injected fault: ";
+
+    /** What a rule fails. */
+    public enum Op { READ, WRITE, FSYNC, RENAME }
+
+    /** Which files a rule applies to, by name. */
+    public enum Kind {
+        WAL, TABLE, REMIX, MANIFEST, DIRECTORY, OTHER, ANY;
+
+        static Kind of(Path p) {
+            Path name = p.getFileName();
+            String n = name == null ? "" : name.toString();
+            if (n.endsWith(".wal")) {
+                return WAL;
+            } else if (n.endsWith(".tbl")) {
+                return TABLE;
+            } else if (n.endsWith(".rmx")) {
+                return REMIX;
+            } else if (n.startsWith("MANIFEST")) {
+                return MANIFEST;
+            } else if (java.nio.file.Files.isDirectory(p)) {
+                return DIRECTORY;
+            }
+            return OTHER;
+        }
+
+        boolean matches(Kind actual) {
+            return this == ANY || this == actual;
+        }
+    }
+
+    /** A fault: fail the {@code skip + 1}-th matching call, and every later one when sticky. */
+    private static final class Rule {
+        final Op op;
+        final Kind kind;
+        final boolean sticky;
+        long skip;
+        boolean fired;
+
+        Rule(Op op, Kind kind, long skip, boolean sticky) {
+            this.op = op;
+            this.kind = kind;
+            this.skip = skip;
+            this.sticky = sticky;
+        }
+    }
+
+    private final FaultyProvider provider = new FaultyProvider(this);
+    private final FileSystem base = FileSystems.getDefault();
+    private final List<Rule> rules = new ArrayList<>();
+    private final List<String> injected = new CopyOnWriteArrayList<>();
+    private final AtomicLong spaceLeft = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong bytesWritten = new AtomicLong();
+
+    /** {@code p} (of the default file system) seen through this one. */
+    public Path wrap(Path p) {
+        return new FaultyPath(this, p);
+    }
+
+    /**
+     * Fails the {@code skip + 1}-th {@code op} on files of {@code kind} from now on; when
+     * {@code sticky}, that call and every later one (a dead disk), else that call only.
+     */
+    public synchronized void failOn(Op op, Kind kind, long skip, boolean sticky) {
+        rules.add(new Rule(op, kind, skip, sticky));
+    }
+
+    /** Lets only {@code bytes} more bytes be written (to any file) before writes fail with ENOSPC. */
+    public void spaceLimit(long bytes) {
+        spaceLeft.set(bytes);
+    }
+
+    /** Removes every rule and the space limit: the disk works again. */
+    public synchronized void heal() {
+        rules.clear();
+        spaceLeft.set(Long.MAX_VALUE);
+    }
+
+    /** Descriptions of the faults injected so far, in order. */
+    public List<String> injected() {
+        return List.copyOf(injected);
+    }
+
+    /** Bytes written through this file system so far. */
+    public long bytesWritten() {
+        return bytesWritten.get();
+    }
+
+    /** Throws the injected fault when a rule says {@code op} on {@code file} fails now. */
+    void check(Op op, Path file) throws IOException {
+        Kind kind = Kind.of(file);
+        synchronized (this) {
+            for (Rule r : rules) {
+                if (r.op != op || !r.kind.matches(kind) || (r.fired && !r.sticky)) {
+                    continue;
+                }
+                if (r.skip > 0 && !r.fired) {
+                    r.skip--;
+                    continue;
+                }
+                r.fired = true;
+                String what = INJECTED + op + " of " + file;
+                injected.add(what);
+                throw new IOException(what);
+            }
+        }
+    }
+
+    /**
+     * Takes up to {@code wanted} bytes of the space left: returns how many may be written; fewer
+     * than wanted means the disk is full after those.
+     */
+    long reserve(Path file, long wanted) {
+        while (true) {
+            long left = spaceLeft.get();
+            long granted = Math.min(left, wanted);
+            if (left == Long.MAX_VALUE || spaceLeft.compareAndSet(left, left - granted)) {
+                bytesWritten.addAndGet(granted);
+                if (granted < wanted) {
+                    injected.add(INJECTED + "ENOSPC writing " + file + " (" + granted + " of " + wanted + " bytes written)");
+                }
+                return left == Long.MAX_VALUE ? wanted : granted;
+            }
+        }
+    }
+
+    FileSystem base() {
+        return base;
+    }
+
+    static Path unwrap(Path p) {
+        if (p instanceof FaultyPath f) {
+            return f.delegate;
+        }
+        if (p == null) {
+            return null;
+        }
+        throw new java.nio.file.ProviderMismatchException("not a faulty path: " + p);
+    }
+
+    // ------------------------------------------------------------------ FileSystem
+
+    @Override
+    public FileSystemProvider provider() {
+        return provider;
+    }
+
+    @Override
+    public void close() {
+        throw new UnsupportedOperationException("the faulty file system wraps the default one, which stays open");
+    }
+
+    @Override
+    public boolean isOpen() {
+        return true;
+    }
+
+    @Override
+    public boolean isReadOnly() {
+        return false;
+    }
+
+    @Override
+    public String getSeparator() {
+        return base.getSeparator();
+    }
+
+    @Override
+    public Iterable<Path> getRootDirectories() {
+        List<Path> roots = new ArrayList<>();
+        base.getRootDirectories().forEach(r -> roots.add(wrap(r)));
+        return roots;
+    }
+
+    @Override
+    public Iterable<FileStore> getFileStores() {
+        return base.getFileStores();
+    }
+
+    @Override
+    public Set<String> supportedFileAttributeViews() {
+        return base.supportedFileAttributeViews();
+    }
+
+    @Override
+    public Path getPath(String first, String... more) {
+        return wrap(base.getPath(first, more));
+    }
+
+    @Override
+    public PathMatcher getPathMatcher(String syntaxAndPattern) {
+        PathMatcher m = base.getPathMatcher(syntaxAndPattern);
+        return p -> m.matches(unwrap(p));
+    }
+
+    @Override
+    public UserPrincipalLookupService getUserPrincipalLookupService() {
+        return base.getUserPrincipalLookupService();
+    }
+
+    @Override
+    public WatchService newWatchService() {
+        throw new UnsupportedOperationException("no watch service in the faulty file system");
+    }
+}
