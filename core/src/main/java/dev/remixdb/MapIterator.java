@@ -40,6 +40,9 @@ final class MapIterator<K, V, T> implements Iterator<T> {
 
     @Override
     public boolean hasNext() {
+        // A chunk already read must not outlive the store either: the map's contract is that any
+        // use after close throws.
+        map.checkOpen();
         if (pos < chunkKeys.size()) {
             return true;
         }

@@ -136,6 +136,11 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     }
 
     /** A cursor over this view's range; the caller closes it. */
+    /** Throws {@link ClosedException} once the store is closed. */
+    void checkOpen() {
+        db.checkOpen();
+    }
+
     Cursor cursor() {
         return db.cursor(lowerBytes, upperBytes);
     }

@@ -1,6 +1,7 @@
 package dev.remixdb;
 
 import dev.remixdb.cache.BlockCache;
+import dev.remixdb.engine.StoreLocks;
 import dev.remixdb.io.FileChannelBlockReader;
 import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.Remix;
@@ -49,6 +50,15 @@ final class StoreVerifier {
         if (!Files.isDirectory(dir)) {
             throw new NoSuchFileException(dir.toString(), null, "not a directory: no store to verify");
         }
+        String claim = StoreLocks.claim(dir);
+        try {
+            return verifyLocked(dir);
+        } finally {
+            StoreLocks.release(claim);
+        }
+    }
+
+    private static VerifyReport verifyLocked(Path dir) throws IOException {
         Path lockFile = dir.resolve(FileNames.LOCK);
         if (!Files.exists(lockFile)) {
             return new StoreVerifier(dir).run();
@@ -61,7 +71,7 @@ final class StoreVerifier {
                 held = null;
             }
             if (held == null) {
-                throw new IOException("the store at " + dir + " is open; close it before verifying");
+                throw new IOException("the store at " + dir + " is open in another process; close it before verifying");
             }
             try {
                 return new StoreVerifier(dir).run();

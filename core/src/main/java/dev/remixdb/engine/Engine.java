@@ -51,6 +51,8 @@ public final class Engine implements AutoCloseable {
     private final BlockCache cache;
     private final FileChannel lockChannel;
     private final FileLock fileLock;
+    /** This JVM's claim on the directory ({@link StoreLocks}), given back after the LOCK is released. */
+    private final String claim;
     final Counters counters = new Counters();
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -81,6 +83,7 @@ public final class Engine implements AutoCloseable {
         this.cache = s.cache();
         this.lockChannel = s.lockChannel();
         this.fileLock = s.fileLock();
+        this.claim = s.claim();
         this.nextFile = new AtomicLong(s.nextFileNumber());
         this.lastSeq = s.lastSeq();
         this.visibleSeq = s.lastSeq();
@@ -669,7 +672,7 @@ public final class Engine implements AutoCloseable {
         } catch (Throwable t) {
             error = addTo(error, t);
         }
-        for (AutoCloseable c : new AutoCloseable[] {cache, reader, fileLock, lockChannel}) {
+        for (AutoCloseable c : new AutoCloseable[] {cache, reader, fileLock, lockChannel, () -> StoreLocks.release(claim)}) {
             try {
                 c.close();
             } catch (Throwable t) {

@@ -47,15 +47,23 @@ final class Recovery {
     /** What {@link Engine} starts from. Each reference-counted part is passed with one reference. */
     record State(Path dir, Options options, TableOptions tableOptions, BlockReader reader, BlockCache cache,
                  FileChannel lockChannel, FileLock fileLock, long nextFileNumber, long lastSeq, WalWriter wal,
-                 MemtableRef mem, Version version) {}
+                 MemtableRef mem, Version version, String claim) {}
 
     private Recovery() {}
 
     static State recover(Path dir, Options options) throws IOException {
         Files.createDirectories(dir);
-        FileChannel lockChannel = FileChannel.open(dir.resolve(FileNames.LOCK), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
+        String claim = StoreLocks.claim(dir);
         List<AutoCloseable> opened = new ArrayList<>();
+        opened.add(() -> StoreLocks.release(claim));
+        FileChannel lockChannel;
+        try {
+            lockChannel = FileChannel.open(dir.resolve(FileNames.LOCK), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+        } catch (IOException | RuntimeException | Error e) {
+            closeAll(opened, e);
+            throw e;
+        }
         opened.add(lockChannel);
         try {
             FileLock fileLock;
@@ -65,14 +73,17 @@ final class Recovery {
                 fileLock = null;
             }
             if (fileLock == null) {
-                throw new IOException("the store at " + dir + " is already open (in this or another process)");
+                throw new IOException("the store at " + dir + " is already open in another process");
             }
             opened.add(fileLock);
             BlockReader reader = new FileChannelBlockReader();
             opened.add(reader);
             BlockCache cache = new BlockCache(options.blockCacheBytes());
             opened.add(cache);
-            return recover(dir, options, lockChannel, fileLock, reader, cache, opened);
+            State state = recover(dir, options, lockChannel, fileLock, reader, cache, opened);
+            return new State(state.dir(), state.options(), state.tableOptions(), state.reader(), state.cache(),
+                    state.lockChannel(), state.fileLock(), state.nextFileNumber(), state.lastSeq(), state.wal(),
+                    state.mem(), state.version(), claim);
         } catch (IOException | RuntimeException | Error e) {
             closeAll(opened, e);
             throw e;
@@ -156,7 +167,7 @@ final class Recovery {
         TableOptions tableOptions = new TableOptions(TableOptions.DEFAULT.blockBytes(), options.compression(),
                 TableOptions.DEFAULT.keysBlock());
         return new State(dir, options, tableOptions, reader, cache, lockChannel, fileLock, next, lastSeq, wal, mem,
-                version);
+                version, null);
     }
 
     private static long sizeOrZero(Path file) {
