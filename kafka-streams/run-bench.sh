@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs dev.remixdb.kafka.bench.KafkaStoreBench (test scope of this module): restore of 1M changelog
+# records and a put + range-scan processor loop, RemixDB store vs Kafka's RocksDB store, same JVM.
+# Arguments go to the benchmark, e.g. --records 1000000 --rounds 2 --dir /var/tmp.
+# Builds into kafka-streams/target-kafka (not target/) so it does not disturb other builds.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$here/.."
+. "$root/.mvn/find-jdk.sh"
+if ! java_bin="$(find_jdk)"; then
+  no_jdk_message
+  exit 2
+fi
+out="$here/target-kafka"
+(cd "$root" && ./mvnw -q -B -pl kafka-streams -Drdb.target=target-kafka test-compile \
+  dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/test-classpath.txt")
+exec "$java_bin" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \
+  -Xmx3g -XX:+UseParallelGC ${REMIXDB_BENCH_JVM_OPTS:-} \
+  -cp "$out/test-classes:$out/classes:$(cat "$out/test-classpath.txt")" \
+  dev.remixdb.kafka.bench.KafkaStoreBench "$@"
