@@ -72,6 +72,8 @@ public final class WalWriter implements AutoCloseable {
     private MemorySegment buffer;
     private volatile long size;
     private boolean failed;
+    /** Why the append that left {@link #failed} set failed. */
+    private Exception failure;
     private volatile boolean closed;
 
     private WalWriter(Path path, FileChannel channel) {
@@ -108,7 +110,9 @@ public final class WalWriter implements AutoCloseable {
     public synchronized long append(long firstSeq, List<WalOp> ops) throws IOException {
         checkOpen();
         if (failed) {
-            throw new IOException(path + ": an earlier append failed at offset " + size + "; the WAL takes no more records");
+            // The first failure is the cause the caller needs (a full disk, an I/O error).
+            throw new IOException(path + ": an earlier append failed at offset " + size
+                    + "; the WAL takes no more records", failure);
         }
         if (ops.isEmpty()) {
             throw new IllegalArgumentException("a record needs at least one op");
@@ -129,7 +133,12 @@ public final class WalWriter implements AutoCloseable {
             MemorySegment record = temporary != null ? temporary.allocate(total) : reusedBuffer(total);
             encode(record, firstSeq, ops, (int) payload);
             failed = true;  // until the whole record is written
-            writeFully(record.asSlice(0, total).asByteBuffer(), size);
+            try {
+                writeFully(record.asSlice(0, total).asByteBuffer(), size);
+            } catch (IOException | RuntimeException e) {
+                failure = e;
+                throw e;
+            }
             failed = false;
         }
         size += total;
