@@ -113,8 +113,18 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         this.consistencyEnabled = StreamsConfig.InternalConfig.getBoolean(
                 configs, StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         this.db = opened;
-        StoreMetrics.register(context, metricsScope, name, opened);
-        context.register(root, new RestoreCallback(this));
+        try {
+            StoreMetrics.register(context, metricsScope, name, opened);
+            context.register(root, new RestoreCallback(this));
+        } catch (RuntimeException e) {
+            // E.g. a store of this name registered twice: leave nothing open behind.
+            try {
+                close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     // ------------------------------------------------------------------ writes
