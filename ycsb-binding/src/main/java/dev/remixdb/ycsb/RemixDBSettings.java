@@ -1,0 +1,151 @@
+package dev.remixdb.ycsb;
+
+import dev.remixdb.Options;
+import dev.remixdb.compaction.RemixDbPolicy;
+import dev.remixdb.table.Compression;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The {@code remixdb.*} properties of a YCSB run, turned into a directory and {@link Options}.
+ * Every property but {@code remixdb.dir} is optional and defaults to the {@link Options} default;
+ * a property this class does not know is an error, so a typo does not silently run the defaults.
+ *
+ * @param dir     where the store lives ({@code remixdb.dir})
+ * @param options the store's options
+ */
+record RemixDBSettings(Path dir, Options options) {
+    static final String DIR = "remixdb.dir";
+    static final String MEMTABLE_SIZE = "remixdb.memtable_size";
+    static final String CACHE_SIZE = "remixdb.cache_size";
+    static final String TABLE_SIZE = "remixdb.table_size";
+    static final String SYNC = "remixdb.sync";
+    static final String COMPRESSION = "remixdb.compression";
+    static final String COMPACTION_THREADS = "remixdb.compaction_threads";
+    static final String MAX_TABLES = "remixdb.compaction.max_tables";
+    static final String SPLIT_TABLES = "remixdb.compaction.split_tables";
+    static final String ABORT_BELOW = "remixdb.compaction.abort_below";
+    static final String RUN_COST = "remixdb.compaction.run_cost";
+    static final String JMX = "remixdb.jmx";
+
+    private static final Set<String> KNOWN = Set.of(DIR, MEMTABLE_SIZE, CACHE_SIZE, TABLE_SIZE, SYNC,
+            COMPRESSION, COMPACTION_THREADS, MAX_TABLES, SPLIT_TABLES, ABORT_BELOW, RUN_COST, JMX);
+
+    /**
+     * Reads the settings.
+     *
+     * @throws IllegalArgumentException naming the property when one is missing, unknown or malformed
+     */
+    static RemixDBSettings from(Properties p) {
+        Set<String> unknown = new TreeSet<>();
+        for (String name : p.stringPropertyNames()) {
+            if (name.startsWith("remixdb.") && !KNOWN.contains(name)) {
+                unknown.add(name);
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("unknown properties " + unknown + "; known: " + new TreeSet<>(KNOWN));
+        }
+        String dir = p.getProperty(DIR);
+        if (dir == null || dir.isBlank()) {
+            throw new IllegalArgumentException(DIR + " is required: the directory of the store "
+                    + "(created if missing), e.g. -p " + DIR + "=/tmp/ycsb-remixdb");
+        }
+        Options.Builder b = Options.builder();
+        String v;
+        if ((v = p.getProperty(MEMTABLE_SIZE)) != null) {
+            b.memtableBytes(Sizes.parse(MEMTABLE_SIZE, v));
+        }
+        if ((v = p.getProperty(CACHE_SIZE)) != null) {
+            b.blockCacheBytes(Sizes.parse(CACHE_SIZE, v));
+        }
+        if ((v = p.getProperty(TABLE_SIZE)) != null) {
+            b.tableBytes(Sizes.parse(TABLE_SIZE, v));
+        }
+        if ((v = p.getProperty(SYNC)) != null) {
+            b.syncWrites(bool(SYNC, v));
+        }
+        if ((v = p.getProperty(JMX)) != null) {
+            b.jmx(bool(JMX, v));
+        }
+        if ((v = p.getProperty(COMPRESSION)) != null) {
+            b.compression(compression(v));
+        }
+        if ((v = p.getProperty(COMPACTION_THREADS)) != null) {
+            b.compactionThreads(integer(COMPACTION_THREADS, v));
+        }
+        b.compactionPolicy(policy(p));
+        try {
+            return new RemixDBSettings(Path.of(dir), b.build());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("bad remixdb.* properties: " + e.getMessage(), e);
+        }
+    }
+
+    /** One line per setting, for the run's log: what was actually used. */
+    String describe() {
+        Options o = options;
+        return "RemixDB settings: " + DIR + "=" + dir
+                + "\n  " + MEMTABLE_SIZE + "=" + Sizes.format(o.memtableBytes())
+                + "\n  " + CACHE_SIZE + "=" + Sizes.format(o.blockCacheBytes())
+                + "\n  " + TABLE_SIZE + "=" + Sizes.format(o.tableBytes())
+                + "\n  " + SYNC + "=" + o.syncWrites()
+                + "\n  " + COMPRESSION + "=" + o.compression().name().toLowerCase(Locale.ROOT)
+                + "\n  " + COMPACTION_THREADS + "=" + o.compactionThreads()
+                + "\n  compaction policy: " + o.compactionPolicy()
+                + "\n  abort fraction: " + o.abortFraction();
+    }
+
+    private static RemixDbPolicy policy(Properties p) {
+        RemixDbPolicy.Builder b = RemixDbPolicy.builder();
+        String v;
+        if ((v = p.getProperty(MAX_TABLES)) != null) {
+            b.maxTables(integer(MAX_TABLES, v));
+        }
+        if ((v = p.getProperty(SPLIT_TABLES)) != null) {
+            b.splitTables(integer(SPLIT_TABLES, v));
+        }
+        if ((v = p.getProperty(ABORT_BELOW)) != null) {
+            b.abortBelowFraction(decimal(ABORT_BELOW, v));
+        }
+        if ((v = p.getProperty(RUN_COST)) != null) {
+            b.runCost(decimal(RUN_COST, v));
+        }
+        return b.build();
+    }
+
+    private static Compression compression(String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "none" -> Compression.NONE;
+            case "lz4" -> Compression.LZ4;
+            default -> throw new IllegalArgumentException(COMPRESSION + " must be none or lz4: '" + v + "'");
+        };
+    }
+
+    private static boolean bool(String name, String v) {
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(name + " must be true or false: '" + v + "'");
+        };
+    }
+
+    private static int integer(String name, String v) {
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer: '" + v + "'");
+        }
+    }
+
+    private static double decimal(String name, String v) {
+        try {
+            return Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a number: '" + v + "'");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.remixdb.ycsb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remixdb.Options;
+import dev.remixdb.compaction.RemixDbPolicy;
+import dev.remixdb.table.Compression;
+import java.nio.file.Path;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class RemixDBSettingsTest {
+
+    private static Properties props(String... kv) {
+        Properties p = new Properties();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.setProperty(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    private static String error(Properties p) {
+        return assertThrows(IllegalArgumentException.class, () -> RemixDBSettings.from(p)).getMessage();
+    }
+
+    @Test
+    void onlyTheDirectoryGivesTheStoreDefaults() {
+        RemixDBSettings s = RemixDBSettings.from(props("remixdb.dir", "/tmp/x", "recordcount", "5"));
+        assertEquals(Path.of("/tmp/x"), s.dir());
+        assertEquals(Options.defaults().toString(), s.options().toString());
+    }
+
+    @Test
+    void everyPropertyReachesTheOptions() {
+        Options o = RemixDBSettings.from(props("remixdb.dir", "d", "remixdb.memtable_size", "32m",
+                "remixdb.cache_size", "1g", "remixdb.table_size", "8388608", "remixdb.sync", "true",
+                "remixdb.compression", "LZ4", "remixdb.compaction_threads", "1",
+                "remixdb.compaction.max_tables", "8", "remixdb.compaction.split_tables", "3",
+                "remixdb.compaction.abort_below", "0.25", "remixdb.compaction.run_cost", "0.5",
+                "remixdb.jmx", "false")).options();
+        assertEquals(32L << 20, o.memtableBytes());
+        assertEquals(1L << 30, o.blockCacheBytes());
+        assertEquals(8L << 20, o.tableBytes());
+        assertTrue(o.syncWrites());
+        assertEquals(Compression.LZ4, o.compression());
+        assertEquals(1, o.compactionThreads());
+        assertEquals(RemixDbPolicy.builder().maxTables(8).splitTables(3).abortBelowFraction(0.25).runCost(0.5)
+                .build().toString(), o.compactionPolicy().toString());
+    }
+
+    @Test
+    void missingDirectoryIsAClearError() {
+        String m = error(props("remixdb.cache_size", "1g"));
+        assertTrue(m.startsWith("remixdb.dir is required"), m);
+    }
+
+    @Test
+    void malformedAndUnknownPropertiesAreNamed() {
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.cache_size", "lots")).startsWith("remixdb.cache_size"));
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.sync", "yes")).startsWith("remixdb.sync"));
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.compression", "zstd")).startsWith("remixdb.compression"));
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.cachesize", "1g")).contains("[remixdb.cachesize]"));
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.compaction.max_tables", "2",
+                "remixdb.compaction.split_tables", "2")).contains("splitTables"));
+    }
+
+    @Test
+    void sizesParseAndPrint() {
+        assertEquals(1536, Sizes.parse("p", "1536"));
+        assertEquals(64L << 10, Sizes.parse("p", "64K"));
+        assertEquals(3L << 30, Sizes.parse("p", " 3g "));
+        assertThrows(IllegalArgumentException.class, () -> Sizes.parse("p", "-1"));
+        assertThrows(IllegalArgumentException.class, () -> Sizes.parse("p", "m"));
+        assertThrows(IllegalArgumentException.class, () -> Sizes.parse("p", "99999999999g"));
+        assertEquals("64m", Sizes.format(64L << 20));
+        assertEquals("1g", Sizes.format(1L << 30));
+        assertEquals("1000", Sizes.format(1000));
+    }
+}
