@@ -135,12 +135,12 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         }
     }
 
-    /** A cursor over this view's range; the caller closes it. */
     /** Throws {@link ClosedException} once the store is closed. */
     void checkOpen() {
         db.checkOpen();
     }
 
+    /** A cursor over this view's range; the caller closes it. */
     Cursor cursor() {
         return db.cursor(lowerBytes, upperBytes);
     }

@@ -36,6 +36,9 @@ import java.util.TreeMap;
  */
 final class StoreVerifier {
     private final Path dir;
+    /** One reader and an empty cache for every file the run opens (blocks are checked, not kept). */
+    private final FileChannelBlockReader reader = new FileChannelBlockReader();
+    private final BlockCache cache = new BlockCache(0);
     private final List<VerifyReport.Problem> problems = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private int files;
@@ -61,7 +64,7 @@ final class StoreVerifier {
     private static VerifyReport verifyLocked(Path dir) throws IOException {
         Path lockFile = dir.resolve(FileNames.LOCK);
         if (!Files.exists(lockFile)) {
-            return new StoreVerifier(dir).run();
+            return runOnce(dir);
         }
         try (FileChannel lock = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
             FileLock held;
@@ -74,10 +77,17 @@ final class StoreVerifier {
                 throw new IOException("the store at " + dir + " is open in another process; close it before verifying");
             }
             try {
-                return new StoreVerifier(dir).run();
+                return runOnce(dir);
             } finally {
                 held.release();
             }
+        }
+    }
+
+    private static VerifyReport runOnce(Path dir) throws IOException {
+        StoreVerifier v = new StoreVerifier(dir);
+        try (v.reader; v.cache) {
+            return v.run();
         }
     }
 
@@ -138,12 +148,12 @@ final class StoreVerifier {
             return;
         }
         List<Table> runs = new ArrayList<>();
-        try (FileChannelBlockReader reader = new FileChannelBlockReader(); BlockCache cache = new BlockCache(0)) {
+        try {
             boolean allTables = true;
             for (long number : p.tables()) {
                 listed.add(number);
                 Path path = FileNames.table(dir, number);
-                Table t = openTable(number, path, reader, cache);
+                Table t = openTable(number, path);
                 if (t == null) {
                     allTables = false;
                     continue;
@@ -177,7 +187,7 @@ final class StoreVerifier {
         }
     }
 
-    private Table openTable(long number, Path path, FileChannelBlockReader reader, BlockCache cache) throws IOException {
+    private Table openTable(long number, Path path) throws IOException {
         if (!Files.exists(path)) {
             problem(path, 0, "table listed in the MANIFEST is missing");
             return null;
@@ -192,14 +202,12 @@ final class StoreVerifier {
     }
 
     private void checkTableAlone(long number, Path path) throws IOException {
-        try (FileChannelBlockReader reader = new FileChannelBlockReader(); BlockCache cache = new BlockCache(0)) {
-            Table t = openTable(number, path, reader, cache);
-            if (t != null) {
-                try (t) {
-                    t.verify();
-                } catch (CorruptionException e) {
-                    problem(e);
-                }
+        Table t = openTable(number, path);
+        if (t != null) {
+            try (t) {
+                t.verify();
+            } catch (CorruptionException e) {
+                problem(e);
             }
         }
     }

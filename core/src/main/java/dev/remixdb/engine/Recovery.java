@@ -56,16 +56,10 @@ final class Recovery {
         String claim = StoreLocks.claim(dir);
         List<AutoCloseable> opened = new ArrayList<>();
         opened.add(() -> StoreLocks.release(claim));
-        FileChannel lockChannel;
         try {
-            lockChannel = FileChannel.open(dir.resolve(FileNames.LOCK), StandardOpenOption.CREATE,
+            FileChannel lockChannel = FileChannel.open(dir.resolve(FileNames.LOCK), StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE);
-        } catch (IOException | RuntimeException | Error e) {
-            closeAll(opened, e);
-            throw e;
-        }
-        opened.add(lockChannel);
-        try {
+            opened.add(lockChannel);
             FileLock fileLock;
             try {
                 fileLock = lockChannel.tryLock();
@@ -80,17 +74,14 @@ final class Recovery {
             opened.add(reader);
             BlockCache cache = new BlockCache(options.blockCacheBytes());
             opened.add(cache);
-            State state = recover(dir, options, lockChannel, fileLock, reader, cache, opened);
-            return new State(state.dir(), state.options(), state.tableOptions(), state.reader(), state.cache(),
-                    state.lockChannel(), state.fileLock(), state.nextFileNumber(), state.lastSeq(), state.wal(),
-                    state.mem(), state.version(), claim);
+            return recover(dir, options, claim, lockChannel, fileLock, reader, cache, opened);
         } catch (IOException | RuntimeException | Error e) {
             closeAll(opened, e);
             throw e;
         }
     }
 
-    private static State recover(Path dir, Options options, FileChannel lockChannel, FileLock fileLock,
+    private static State recover(Path dir, Options options, String claim, FileChannel lockChannel, FileLock fileLock,
                                  BlockReader reader, BlockCache cache, List<AutoCloseable> opened) throws IOException {
         Manifest.Data data = Manifest.read(dir);
         Files.deleteIfExists(dir.resolve(FileNames.MANIFEST_TMP));
@@ -167,7 +158,7 @@ final class Recovery {
         TableOptions tableOptions = new TableOptions(TableOptions.DEFAULT.blockBytes(), options.compression(),
                 TableOptions.DEFAULT.keysBlock());
         return new State(dir, options, tableOptions, reader, cache, lockChannel, fileLock, next, lastSeq, wal, mem,
-                version, null);
+                version, claim);
     }
 
     private static long sizeOrZero(Path file) {

@@ -11,6 +11,7 @@ import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.RunAddress;
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.BufferOverflowException;
 import java.nio.BufferUnderflowException;
@@ -133,39 +134,44 @@ final class DataBlocks {
      * no CRC covers and reads never touch, but which must be zero in a sound file.
      */
     void verifyAll(long dataEnd) throws IOException {
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-            MemorySegment dst = arena.allocate(8192);
-            MemorySegment scratch = arena.allocate(8192);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment dst = arena.allocate(GAP_CHUNK);
+            MemorySegment scratch = arena.allocate(GAP_CHUNK);
+            MemorySegment zeros = arena.allocate(GAP_CHUNK);
             long end = 0;
             for (int b = 0; b < count; b++) {
-                checkZero(end, offset(b), arena);
+                checkZero(end, offset(b), scratch, zeros);
                 int raw = rawLength(b);
+                int stored = storedLength(b);
                 if (raw > dst.byteSize()) {
-                    dst = arena.allocate(raw);
+                    dst = arena.allocate(raw);  // a jumbo block; rare
                 }
-                if (storedLength(b) > scratch.byteSize()) {
-                    scratch = arena.allocate(storedLength(b));
+                if (stored > scratch.byteSize()) {
+                    scratch = arena.allocate(stored);
                 }
                 read(b, dst.asSlice(0, raw), scratch);
-                end = offset(b) + storedLength(b);
+                end = offset(b) + stored;
             }
-            checkZero(end, dataEnd, arena);
+            checkZero(end, dataEnd, scratch, zeros);
         }
     }
 
-    private void checkZero(long from, long to, java.lang.foreign.Arena arena) throws IOException {
-        if (to <= from) {
-            return;
-        }
-        MemorySegment gap = arena.allocate(to - from);
-        try {
-            reader.readFully(file, from, gap);
-        } catch (EOFException e) {
-            throw new CorruptionException(path, from, "file ends inside the padding before offset " + to);
-        }
-        for (long i = 0; i < gap.byteSize(); i++) {
-            if (gap.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
-                throw new CorruptionException(path, from + i, "non-zero byte in the padding between blocks");
+    /** Bytes of padding checked per read: a block's worth, so one buffer serves every gap. */
+    private static final int GAP_CHUNK = 8192;
+
+    /** Checks that [{@code from}, {@code to}) is all zero, reading it through {@code buffer}. */
+    private void checkZero(long from, long to, MemorySegment buffer, MemorySegment zeros) throws IOException {
+        for (long at = from; at < to; at += GAP_CHUNK) {
+            long n = Math.min(GAP_CHUNK, to - at);
+            MemorySegment chunk = buffer.asSlice(0, n);
+            try {
+                reader.readFully(file, at, chunk);
+            } catch (EOFException e) {
+                throw new CorruptionException(path, at, "file ends inside the padding before offset " + to);
+            }
+            long bad = MemorySegment.mismatch(chunk, 0, n, zeros, 0, n);
+            if (bad >= 0) {
+                throw new CorruptionException(path, at + bad, "non-zero byte in the padding between blocks");
             }
         }
     }

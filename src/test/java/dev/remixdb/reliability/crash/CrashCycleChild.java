@@ -32,7 +32,7 @@ public final class CrashCycleChild {
         long start = Long.parseLong(args[4]);
         PrintStream out = System.out;
         try (RemixDB db = RemixDB.open(dir, options())) {
-            Thread stats = Thread.ofPlatform().daemon().start(() -> {
+            Thread.ofPlatform().daemon().start(() -> {
                 while (true) {
                     Stats.Compactions c = db.stats().compactions();
                     synchronized (out) {

@@ -26,7 +26,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -154,7 +153,7 @@ class CrashCycleTest {
             p.destroyForcibly();
             reader.join(TimeUnit.SECONDS.toMillis(30));
         }
-        assertEquals(true, ready.get() >= 0, "the child never opened the store");
+        assertTrue(ready.get() >= 0, "the child never opened the store");
         return new Child(lastSynced.get(), compactions);
     }
 

@@ -225,7 +225,8 @@ class FaultInjectionTest {
         for (int skip = 0; skip < 3; skip++) {
             fs.heal();
             fs.failOn(op, kind, skip, false);
-            try (RemixDB db = RemixDB.open(fs.wrap(real), options())) {
+            try {
+                RemixDB.open(fs.wrap(real), options()).close();
                 COUNTS.add("opens the fault did not stop", 1);
             } catch (IOException | RuntimeException e) {
                 assertInjected(e, where + " (skip " + skip + ")");
