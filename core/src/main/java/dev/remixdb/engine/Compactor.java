@@ -67,7 +67,7 @@ final class Compactor {
                 engine.failed(new IOException("compaction failed: " + t.getMessage(), t));
                 return;
             } finally {
-                v.release();
+                engine.workDone(v);
             }
         }
     }

@@ -64,6 +64,8 @@ public final class Engine implements AutoCloseable {
     private final ReentrantLock insertLock = new ReentrantLock();
     /** The thread running a read-modify-write function at the head of the queue, or null. */
     private Thread preparing;
+    /** True from handing a view to the compactor until it has let go of it (guarded by lock). */
+    private boolean compacting;
 
     private volatile View view;
     private volatile long visibleSeq;
@@ -500,7 +502,23 @@ public final class Engine implements AutoCloseable {
             }
             View v = view;
             v.retain();
+            compacting = true;
             return v;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The compactor is done with the view {@link #awaitWork()} gave it. Released before waiters wake, so
+     * that files only the replaced version used are gone when {@link #awaitCompaction} returns.
+     */
+    void workDone(View v) {
+        v.release();
+        lock.lock();
+        try {
+            compacting = false;
+            roomMade.signalAll();
         } finally {
             lock.unlock();
         }
@@ -691,7 +709,8 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * Waits until no frozen memtable is left (for tests and benchmarks); false on timeout.
+     * Waits until no frozen memtable is left and the compactor has let go of the version it compacted
+     * (for tests and benchmarks); false on timeout.
      *
      * @throws IOException when compaction failed (the store then refuses writes)
      */
@@ -699,7 +718,7 @@ public final class Engine implements AutoCloseable {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         lock.lock();
         try {
-            while (view.imm != null && failure == null) {
+            while ((view.imm != null || compacting) && failure == null) {
                 checkOpen();
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
