@@ -64,6 +64,22 @@ public final class BlockCache implements AutoCloseable {
      * @throws IllegalStateException when the cache is closed
      */
     public CachedBlock get(long fileId, int block, int size, BlockLoader loader) throws IOException {
+        long key = key(fileId, block, size);
+        Objects.requireNonNull(loader, "loader");
+        return shard(key).get(key, size, loader);
+    }
+
+    /**
+     * The block, pinned, when the cache holds it; else null, and nothing is loaded or evicted. Counts
+     * neither a hit nor a miss and leaves the block's standing for eviction as it was: for a one-pass
+     * reader (a compaction) that must neither fill the cache nor keep blocks in it.
+     */
+    public CachedBlock peek(long fileId, int block, int size) {
+        long key = key(fileId, block, size);
+        return shard(key).peek(key, size);
+    }
+
+    private static long key(long fileId, int block, int size) {
         if (fileId < 0 || fileId > MAX_FILE_ID) {
             throw new IllegalArgumentException("file id out of range [0, " + MAX_FILE_ID + "]: " + fileId);
         }
@@ -73,9 +89,7 @@ public final class BlockCache implements AutoCloseable {
         if (size < 1 || size > SLOT_BYTES) {
             throw new IllegalArgumentException("block size out of range [1, " + SLOT_BYTES + "]: " + size);
         }
-        Objects.requireNonNull(loader, "loader");
-        long key = (fileId << BLOCK_BITS) | block;
-        return shard(key).get(key, size, loader);
+        return (fileId << BLOCK_BITS) | block;
     }
 
     /**

@@ -25,6 +25,11 @@ final class CacheShard {
     private final long budgetSlots;
 
     private CachedBlock[] table = new CachedBlock[16];
+    /**
+     * The key of each index's block, {@link #EMPTY} where there is none: probes and file evictions
+     * scan this array instead of dereferencing a block object (a cache miss) per index they pass.
+     */
+    private long[] keys = emptyKeys(16);
     private int entries;
     private int hand;
 
@@ -33,6 +38,9 @@ final class CacheShard {
 
     private long hits;
     private long misses;
+
+    /** No block: keys are never negative ({@link BlockCache#MAX_FILE_ID}). */
+    private static final long EMPTY = -1;
 
     CacheShard(BlockCache cache, SlotAllocator slots, long budgetSlots) {
         this.cache = cache;
@@ -76,6 +84,12 @@ final class CacheShard {
         }
     }
 
+    synchronized CachedBlock peek(long key, int size) {
+        cache.checkOpen();
+        CachedBlock hit = find(key);
+        return hit == null ? null : pin(hit, size);
+    }
+
     private static CachedBlock pin(CachedBlock b, int size) {
         if (b.segment().byteSize() != size) {
             // Only a file id reused for another file could do this; serving the block would be wrong data.
@@ -105,9 +119,9 @@ final class CacheShard {
 
     synchronized void evictFile(long fileId) {
         List<CachedBlock> victims = new ArrayList<>();
-        for (CachedBlock b : table) {
-            if (b != null && b.fileId() == fileId) {
-                victims.add(b);
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] >>> BlockCache.BLOCK_BITS == fileId && keys[i] != EMPTY) {
+                victims.add(table[i]);
             }
         }
         for (CachedBlock b : victims) {
@@ -135,6 +149,7 @@ final class CacheShard {
     /** Forgets everything; the cache frees the memory by closing its arena. */
     synchronized void clear() {
         table = new CachedBlock[16];
+        keys = emptyKeys(16);
         entries = 0;
         inUse = 0;
     }
@@ -185,12 +200,21 @@ final class CacheShard {
         return (int) ((key * 0x9E37_79B9_7F4A_7C15L) >>> 32) & mask;
     }
 
+    private static long[] emptyKeys(int length) {
+        long[] k = new long[length];
+        java.util.Arrays.fill(k, EMPTY);
+        return k;
+    }
+
     private CachedBlock find(long key) {
-        int mask = table.length - 1;
+        int mask = keys.length - 1;
         for (int i = home(key, mask); ; i = (i + 1) & mask) {
-            CachedBlock b = table[i];
-            if (b == null || b.key == key) {
-                return b;
+            long k = keys[i];
+            if (k == key) {
+                return table[i];
+            }
+            if (k == EMPTY) {
+                return null;
             }
         }
     }
@@ -201,16 +225,18 @@ final class CacheShard {
         }
         int mask = table.length - 1;
         int i = home(b.key, mask);
-        while (table[i] != null) {
+        while (keys[i] != EMPTY) {
             i = (i + 1) & mask;
         }
         table[i] = b;
+        keys[i] = b.key;
         entries++;
     }
 
     private void resize(int length) {
         CachedBlock[] old = table;
         table = new CachedBlock[length];
+        keys = emptyKeys(length);
         entries = 0;
         hand = 0;
         for (CachedBlock b : old) {
@@ -222,8 +248,8 @@ final class CacheShard {
 
     private void remove(long key) {
         int mask = table.length - 1;
-        for (int i = home(key, mask); table[i] != null; i = (i + 1) & mask) {
-            if (table[i].key == key) {
+        for (int i = home(key, mask); keys[i] != EMPTY; i = (i + 1) & mask) {
+            if (keys[i] == key) {
                 removeAt(i);
                 return;
             }
@@ -234,14 +260,17 @@ final class CacheShard {
     private void removeAt(int i) {
         int mask = table.length - 1;
         table[i] = null;
+        keys[i] = EMPTY;
         entries--;
-        for (int j = (i + 1) & mask; table[j] != null; j = (j + 1) & mask) {
-            int h = home(table[j].key, mask);
+        for (int j = (i + 1) & mask; keys[j] != EMPTY; j = (j + 1) & mask) {
+            int h = home(keys[j], mask);
             // Move j into the hole at i unless its home lies cyclically in (i, j].
             boolean stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
             if (!stays) {
                 table[i] = table[j];
+                keys[i] = keys[j];
                 table[j] = null;
+                keys[j] = EMPTY;
                 i = j;
             }
         }

@@ -1,5 +1,6 @@
 package dev.remixdb.cache;
 
+import dev.remixdb.io.PageMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -11,8 +12,8 @@ import java.util.Arrays;
  * when every carved slot is in use, which bounds the cache at budget + pinned blocks. Thread-safe.
  */
 final class SlotAllocator {
-    /** Slots per chunk: 1 MiB chunks keep native allocations few. */
-    private static final int CHUNK_SLOTS = 256;
+    /** Slots per chunk: 2 MiB chunks keep native allocations few, and each is one huge page. */
+    private static final int CHUNK_SLOTS = (int) (PageMemory.HUGE_PAGE / BlockCache.SLOT_BYTES);
 
     private final Arena arena;
     private final long budgetSlots;
@@ -35,8 +36,9 @@ final class SlotAllocator {
         if (chunkUsed == chunk.byteSize()) {
             // Within the budget, chunks of up to CHUNK_SLOTS; beyond it (all blocks pinned), one slot at a time.
             long slots = carved < budgetSlots ? Math.min(CHUNK_SLOTS, budgetSlots - carved) : 1;
-            // Page-aligned, so slots can later be targets of direct (O_DIRECT) reads.
-            chunk = arena.allocate(slots * BlockCache.SLOT_BYTES, BlockCache.SLOT_BYTES);
+            // Page-aligned, so slots can later be targets of direct (O_DIRECT) reads; whole chunks are
+            // mapped on huge pages (see PageMemory).
+            chunk = PageMemory.allocate(arena, slots * BlockCache.SLOT_BYTES);
             chunkUsed = 0;
             nativeBytes += chunk.byteSize();
         }

@@ -130,7 +130,7 @@ final class PartitionJob {
      * {@code perPartition} tables.
      */
     private Result mergeAll(int perPartition) throws IOException {
-        List<Source> sources = List.of(memtable(), new VersionSource(List.of(old), RemixCursor.Mode.NEWEST));
+        List<Source> sources = List.of(memtable(), new VersionSource(List.of(old), RemixCursor.Mode.NEWEST, true));
         List<TableHandle> fresh = write(sources, true);
         List<Partition> out = new ArrayList<>();
         try {

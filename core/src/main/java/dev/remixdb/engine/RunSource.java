@@ -6,12 +6,15 @@ import dev.remixdb.remix.RunCursor;
 
 import java.lang.foreign.MemorySegment;
 
-/** One table (any REMIX run) as a {@link Source}, for merging tables in a major compaction. */
+/**
+ * One table (any REMIX run) as a {@link Source}, for merging tables in a major compaction: a scan
+ * cursor, so the merge's reads do not go through the block cache.
+ */
 final class RunSource implements Source {
     private final RunCursor cursor;
 
     RunSource(Run run) {
-        this.cursor = run.newCursor();
+        this.cursor = run.newScanCursor();
     }
 
     @Override

@@ -17,17 +17,22 @@ import java.util.List;
 final class VersionSource implements Source {
     private final List<Partition> partitions;
     private final RemixCursor.Mode mode;
+    private final boolean scan;
     private int index = -1;
     private RemixCursor cursor;
 
     VersionSource(Version version, RemixCursor.Mode mode) {
-        this(version.partitions(), mode);
+        this(version.partitions(), mode, false);
     }
 
-    /** Over given partitions (contiguous, in key order). */
-    VersionSource(List<Partition> partitions, RemixCursor.Mode mode) {
+    /**
+     * Over given partitions (contiguous, in key order); with {@code scan}, for one pass in key order
+     * (a compaction), reading past the block cache ({@link RemixCursor#scanning()}).
+     */
+    VersionSource(List<Partition> partitions, RemixCursor.Mode mode, boolean scan) {
         this.partitions = partitions;
         this.mode = mode;
+        this.scan = scan;
     }
 
     @Override
@@ -90,6 +95,9 @@ final class VersionSource implements Source {
             Remix remix = partitions.get(i).remix();
             if (remix != null) {
                 cursor = remix.cursor(mode);
+                if (scan) {
+                    cursor.scanning();
+                }
             }
         }
     }

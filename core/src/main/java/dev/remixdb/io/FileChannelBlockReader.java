@@ -67,7 +67,7 @@ public final class FileChannelBlockReader implements BlockReader {
         long length = dst.byteSize();
         for (long done = 0; done < length; ) {
             int piece = (int) Math.min(length - done, MAX_PIECE);
-            ByteBuffer buf = dst.asSlice(done, piece).asByteBuffer();
+            ByteBuffer buf = (piece == length ? dst : dst.asSlice(done, piece)).asByteBuffer();
             while (buf.hasRemaining()) {
                 long at = offset + done + buf.position();
                 if (readOnce(f, buf, at) < 0) {

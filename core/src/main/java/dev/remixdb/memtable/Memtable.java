@@ -30,6 +30,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * node's height, which therefore need not be stored: a reader only ever follows level i of a node
  * it reached at level i or above.
  *
+ * <p>Point lookups ({@link #find}) go through a hash index of each key's newest version
+ * ({@link PointIndex}) and descend the skip list only when that version is newer than the
+ * snapshot they read at; cursors use the skip list alone.
+ *
  * <p>Concurrency: any number of readers ({@link #find}, cursors, accessors) run concurrently with
  * one writer. {@link #add} calls must be serialized by the caller (the engine holds its write
  * lock); overlapping calls are detected on entry and refused with an {@link IllegalStateException}.
@@ -48,8 +52,8 @@ public final class Memtable implements AutoCloseable {
     public static final int MAX_KEY_LENGTH = 64 << 10;
     /** Longest value accepted: 64 MiB. */
     public static final int MAX_VALUE_LENGTH = 64 << 20;
-    /** Default size of a memory chunk: 1 MiB. */
-    public static final int DEFAULT_CHUNK_SIZE = 1 << 20;
+    /** Default size of a memory chunk: 2 MiB, one huge page (see {@link dev.remixdb.io.PageMemory}). */
+    public static final int DEFAULT_CHUNK_SIZE = 2 << 20;
 
     /** With a branching factor of 4, 20 levels stay logarithmic up to 4^20 (10^12) entries. */
     static final int MAX_HEIGHT = 20;
@@ -60,6 +64,7 @@ public final class Memtable implements AutoCloseable {
     private static final VarHandle NEXT = ValueLayout.JAVA_LONG.varHandle();
 
     private final ChunkAllocator memory;
+    private final PointIndex index = new PointIndex();
     private final long head;
     private final AtomicBoolean adding = new AtomicBoolean();
     /** Writer-only scratch: the predecessor of the new node at each level. */
@@ -71,7 +76,7 @@ public final class Memtable implements AutoCloseable {
     private volatile long dataBytes;
     private volatile long maxSeq = -1;
 
-    /** A memtable with 1 MiB chunks. */
+    /** A memtable with 2 MiB chunks. */
     public Memtable() {
         this(DEFAULT_CHUNK_SIZE);
     }
@@ -167,6 +172,7 @@ public final class Memtable implements AutoCloseable {
         if (height > used) {
             levels = height;
         }
+        index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), node, this);
         entryCount = entryCount + 1;
         dataBytes = dataBytes + keyLen + valueLen;
         if (seq > maxSeq) {
@@ -198,6 +204,14 @@ public final class Memtable implements AutoCloseable {
     /** The newest version of the key with seq {@code <= snapshotSeq}: a node handle, or -1 when none. */
     public long find(MemorySegment key, long keyOff, int keyLen, long snapshotSeq) {
         checkOpen();
+        long newest = index.find(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), this, key, keyOff, keyLen);
+        if (newest == NULL) {
+            return -1;
+        }
+        if (seq(newest) <= snapshotSeq) {
+            return newest;
+        }
+        // A version newer than the snapshot: an older one, if any, is found in the skip list.
         long n = ceiling(key, keyOff, keyLen, snapshotSeq, null);
         return n != NULL && keyEquals(n, key, keyOff, keyLen) ? n : -1;
     }
@@ -289,9 +303,9 @@ public final class Memtable implements AutoCloseable {
         return dataBytes;
     }
 
-    /** Native memory reserved, chunks and index included. */
+    /** Native memory reserved, chunks and point index included. */
     public long memoryBytes() {
-        return memory.reservedBytes();
+        return memory.reservedBytes() + index.reservedBytes();
     }
 
     /** The largest seq added, or -1 when empty. */
@@ -308,6 +322,7 @@ public final class Memtable implements AutoCloseable {
     @Override
     public synchronized void close() {
         memory.close();
+        index.close();
     }
 
     @Override

@@ -4,10 +4,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A cursor's own native buffer, for blocks that do not go through the cache (jumbo blocks) and their
- * compressed form. Grows by doubling, replacing its arena; freed when the cursor closes. Shared
+ * A cursor's own native buffer, for blocks that do not go through the cache (jumbo blocks, a scan
+ * cursor's blocks) and their compressed form. Grows by doubling, replacing its arena; freed when the cursor closes. Shared
  * arenas, because a cursor may be handed from one thread to another; the cost of closing one (a
- * handshake) is paid only by cursors that met a jumbo block.
+ * handshake) is paid only by scan cursors and cursors that met a jumbo block.
  */
 final class CursorBuffer implements AutoCloseable {
     private static final long MIN = 64 * 1024;

@@ -183,7 +183,14 @@ public final class Table implements Run, AutoCloseable {
     @Override
     public TableCursor newCursor() {
         checkOpen();
-        return new TableCursor(this);
+        return new TableCursor(this, false);
+    }
+
+    /** A cursor that reads blocks the cache does not hold into its own buffer, leaving the cache as it is. */
+    @Override
+    public TableCursor newScanCursor() {
+        checkOpen();
+        return new TableCursor(this, true);
     }
 
     /**

@@ -20,7 +20,7 @@ import java.lang.foreign.MemorySegment;
  * binary-searches one block.
  *
  * <p>The cursor pins at most one cached block at a time (a jumbo block instead lives in the cursor's
- * own buffer). Key and value segments are views of that memory: valid until the cursor moves or
+ * own buffer, and so does every block a scan cursor finds not cached). Key and value segments are views of that memory: valid until the cursor moves or
  * closes. I/O errors surface as {@link UncheckedIOException} naming the file and offset; damaged data
  * as {@link dev.remixdb.remix.CorruptionException}.
  */
@@ -29,6 +29,8 @@ public final class TableCursor implements RunCursor {
     private final DataBlocks blocks;
     private final int blockCount;
     private final BlockLoader loader = this::loadInto;
+    /** A scan cursor: blocks not in the cache are read into {@link #jumbo}, not cached. */
+    private final boolean scan;
 
     private int block;
     private int index;
@@ -50,8 +52,9 @@ public final class TableCursor implements RunCursor {
     private CursorBuffer jumboStored;
     private boolean closed;
 
-    TableCursor(Table table) {
+    TableCursor(Table table, boolean scan) {
         this.table = table;
+        this.scan = scan;
         this.blocks = table.blocks();
         this.blockCount = table.blockCount();
         this.block = blockCount;
@@ -259,7 +262,11 @@ public final class TableCursor implements RunCursor {
         releaseBlock();
         int raw = blocks.rawLength(block);
         try {
-            if (raw <= BlockCache.SLOT_BYTES) {
+            CachedBlock cached = raw <= BlockCache.SLOT_BYTES && scan ? table.cache().peek(table.fileId(), block, raw) : null;
+            if (cached != null) {
+                pinned = cached;
+                data = cached.segment();
+            } else if (raw <= BlockCache.SLOT_BYTES && !scan) {
                 loading = block;
                 pinned = table.cache().get(table.fileId(), block, raw, loader);
                 data = pinned.segment();

@@ -111,6 +111,38 @@ class BlockCacheTest {
         }
     }
 
+    /**
+     * Many files, random gets and file evictions against a model of what is cached (the budget holds
+     * everything, so only evictFile removes): every get returns its block's bytes, and loads exactly
+     * when the model says the block is not cached. Exercises the table's growth and the backward shift
+     * of its deletions at every load factor.
+     */
+    @Test
+    void randomGetsAndFileEvictionsMatchAModel() throws IOException {
+        AtomicInteger loads = new AtomicInteger();
+        Random rnd = new Random(7);
+        java.util.Set<Long> cached = new java.util.HashSet<>();
+        try (BlockCache c = new BlockCache(64L << 20)) {
+            for (int step = 0; step < 60_000; step++) {
+                long file = 1 + rnd.nextInt(40);
+                if (rnd.nextInt(500) == 0) {
+                    c.evictFile(file);
+                    cached.removeIf(k -> k >>> 20 == file);
+                    continue;
+                }
+                int block = rnd.nextInt(200);
+                int before = loads.get();
+                CachedBlock b = get(c, file, block, loads);
+                boolean wasCached = !cached.add(file << 20 | block);
+                assertEquals(wasCached ? before : before + 1, loads.get(), "file " + file + " block " + block);
+                MemorySegment seg = b.segment();
+                assertEquals(-1, MemorySegment.mismatch(seg, 0, seg.byteSize(), expected(file, block), 0, size(file, block)));
+                b.release();
+            }
+            assertEquals(cached.size(), c.blockCount());
+        }
+    }
+
     @Test
     void evictFileDropsItsBlocksAndFreesPinnedOnesOnRelease() throws IOException {
         AtomicInteger loads = new AtomicInteger();

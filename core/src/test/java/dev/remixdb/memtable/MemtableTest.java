@@ -18,6 +18,43 @@ class MemtableTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The point index grows by doubling; every key must stay findable across the moves. */
+    @Test
+    void pointLookupsStayExactWhileTheIndexGrows() {
+        try (Memtable m = new Memtable()) {
+            long before = m.memoryBytes();
+            int n = 100_000;
+            for (int i = 0; i < n; i++) {
+                m.add(i + 1, b("key" + i), b("v" + i));
+                if (Integer.bitCount(i + 1) == 1) {  // right after each power of two: around every growth
+                    for (int j = 0; j <= i; j += 1 + j / 16) {
+                        assertArrayEquals(b("v" + j), m.value(m.find(b("key" + j), Long.MAX_VALUE)), "key" + j);
+                    }
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                assertArrayEquals(b("v" + i), m.value(m.find(b("key" + i), Long.MAX_VALUE)));
+                assertEquals(-1, m.find(b("key" + i), i), "key" + i + " is newer than snapshot " + i);
+                assertEquals(-1, m.find(b("absent" + i), Long.MAX_VALUE));
+            }
+            assertTrue(m.memoryBytes() - before >= 16L * 2 * n, "the index's memory is counted");
+        }
+    }
+
+    /** An aborted compaction puts older versions back after newer ones: lookups must still see the newest. */
+    @Test
+    void anOlderVersionAddedLaterDoesNotHideTheNewest() {
+        try (Memtable m = new Memtable()) {
+            m.add(10, b("k"), b("new"));
+            m.add(5, b("k"), b("old"));
+            m.delete(3, b("k"));
+            assertArrayEquals(b("new"), m.value(m.find(b("k"), 100)));
+            assertArrayEquals(b("old"), m.value(m.find(b("k"), 9)));
+            assertTrue(m.isTombstone(m.find(b("k"), 4)));
+            assertEquals(-1, m.find(b("k"), 2));
+        }
+    }
+
     @Test
     void versionsAreSeenBySnapshot() {
         try (Memtable m = new Memtable()) {

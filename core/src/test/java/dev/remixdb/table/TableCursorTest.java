@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.remixdb.remix.RunAddress;
 import dev.remixdb.table.TableFixture.Kv;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,6 +66,48 @@ class TableCursorTest {
                 files.forEach(TableFixture::delete);
             }
             Files.delete(d);
+        }
+    }
+
+    /**
+     * A scan cursor (compaction's) returns what a normal cursor does, uses blocks the cache already
+     * holds, and neither adds blocks to the cache nor counts hits or misses.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"NONE", "LZ4"})
+    void scanCursorReadsPastTheCache(Compression compression) throws IOException {
+        List<Kv> kvs = TableFixture.randomKvs(new Random(11), 3000, 0.1);
+        try (TableFixture f = new TableFixture(dir, 1 << 20)) {
+            Table t = f.table("t", kvs, TableOptions.DEFAULT.withCompression(compression));
+            int small = 0;
+            while (t.blocks().rawLength(small) > dev.remixdb.cache.BlockCache.SLOT_BYTES) {  // a jumbo block is never cached
+                small++;
+            }
+            try (TableCursor warm = t.newCursor()) {  // caches that one block
+                warm.seekTo(RunAddress.of(small, 0));
+                warm.keySegment();
+            }
+            long cached = f.cache.blockCount();
+            long hits = f.cache.hits();
+            long misses = f.cache.misses();
+            assertEquals(1, cached);
+            int i = 0;
+            try (TableCursor c = t.newScanCursor()) {
+                for (c.seekTo(RunAddress.of(0, 0)); c.isValid(); c.next(), i++) {
+                    Kv kv = kvs.get(i);
+                    MemorySegment k = c.keySegment().asSlice(c.keyOffset(), c.keyLength());
+                    assertEquals(-1, k.mismatch(MemorySegment.ofArray(kv.key())), "key " + i);
+                    assertEquals(kv.tombstone(), c.isTombstone(), "tombstone " + i);
+                    if (!kv.tombstone()) {
+                        MemorySegment v = c.valueSegment().asSlice(c.valueOffset(), c.valueLength());
+                        assertEquals(-1, v.mismatch(MemorySegment.ofArray(kv.value())), "value " + i);
+                    }
+                }
+            }
+            assertEquals(kvs.size(), i);
+            assertEquals(cached, f.cache.blockCount(), "a scan adds nothing to the cache");
+            assertEquals(hits, f.cache.hits());
+            assertEquals(misses, f.cache.misses());
         }
     }
 

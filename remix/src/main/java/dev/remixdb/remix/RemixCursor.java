@@ -72,12 +72,21 @@ public final class RemixCursor implements AutoCloseable {
         this.segmentSize = remix.segmentSize();
         this.segmentCount = remix.segmentCount();
         int runs = remix.runCount();
+        // Run cursors are made on first use (SegmentSearch.cursor): a point lookup touches one or two
+        // of a partition's runs, and making all of them was a tenth of a lookup's time.
         this.cursors = new RunCursor[runs];
         this.live = new boolean[runs];
-        for (int r = 0; r < runs; r++) {
-            cursors[r] = remix.run(r).newCursor();
-        }
         this.inSegment = new SegmentSearch(remix, counter, cursors);
+    }
+
+    /**
+     * Makes the run cursors with {@link Run#newScanCursor()}: for a caller that reads once in key
+     * order (a compaction), so that tables do not fill the block cache with what no one reads again.
+     * Call before the cursor is first positioned.
+     */
+    public RemixCursor scanning() {
+        inSegment.scan = true;
+        return this;
     }
 
     /**
@@ -375,7 +384,9 @@ public final class RemixCursor implements AutoCloseable {
             closed = true;
             segment = -1;
             for (RunCursor c : cursors) {
-                c.close();
+                if (c != null) {
+                    c.close();
+                }
             }
         }
     }

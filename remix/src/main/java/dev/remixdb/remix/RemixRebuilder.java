@@ -51,8 +51,10 @@ final class RemixRebuilder {
         this.oldSegments = old.segmentCount();
         this.tags = old.hasTags();
         this.oldCursors = new RunCursor[oldRuns];
+        // The rebuild reads the old runs once, in key order: past the block cache, so that it does not
+        // push out the blocks readers use.
         for (int r = 0; r < oldRuns; r++) {
-            oldCursors[r] = old.run(r).newCursor();
+            oldCursors[r] = old.run(r).newScanCursor();
         }
         this.packer = new SegmentPacker(totalRuns, new RemixConfig(segmentSize, tags));
         this.addresses = new int[totalRuns];

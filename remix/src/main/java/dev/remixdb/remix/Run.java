@@ -27,6 +27,15 @@ public interface Run {
     RunCursor newCursor();
 
     /**
+     * A new cursor for one pass in key order, such as a compaction's: the run need not keep what
+     * this cursor reads for other readers (a table does not put its blocks in the block cache).
+     * By default, {@link #newCursor()}.
+     */
+    default RunCursor newScanCursor() {
+        return newCursor();
+    }
+
+    /**
      * The keys of this run in order, for a REMIX rebuild. A table with a compressed keys block reads
      * them from it, without touching data blocks; the default reads them through a cursor.
      */

@@ -21,6 +21,8 @@ final class SegmentSearch {
     /** During a binary search, the slot each run's cursor was last placed on (-1: none). */
     private final int[] probedSlot;
     boolean sameBlockFirst = true;
+    /** Whether run cursors are made with {@link Run#newScanCursor()}. */
+    boolean scan;
     private long comparisons;
 
     SegmentSearch(Remix remix, SelectorCounter counter, RunCursor[] cursors) {
@@ -31,6 +33,16 @@ final class SegmentSearch {
         this.segmentSize = remix.segmentSize();
         this.cursors = cursors;
         this.probedSlot = new int[cursors.length];
+    }
+
+    /** Run {@code r}'s cursor, made on first use; it is unpositioned until {@link #probe}. */
+    private RunCursor cursor(int r) {
+        RunCursor c = cursors[r];
+        if (c == null) {
+            c = scan ? remix.run(r).newScanCursor() : remix.run(r).newCursor();
+            cursors[r] = c;
+        }
+        return c;
     }
 
     /** Full key comparisons made so far. */
@@ -52,7 +64,7 @@ final class SegmentSearch {
      * cursor offset for {@code r}, advanced by the occurrences of {@code r} before the slot.
      */
     RunCursor probe(long s, int at, int r) {
-        RunCursor c = cursors[r];
+        RunCursor c = cursor(r);
         c.seekTo(remix.cursorOffset(s, r));
         int k = counter.count(records, s * recordSize, at, r);
         if (k > 0) {
