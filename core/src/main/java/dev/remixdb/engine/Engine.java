@@ -589,8 +589,8 @@ public final class Engine implements AutoCloseable {
             p.markObsolete();
             for (TableHandle t : p.tables()) {
                 if (!kept.contains(t)) {
+                    // Its cached blocks go when the table closes (Table.close), after its last reader.
                     t.markObsolete();
-                    cache.evictFile(t.fileNumber());
                 }
             }
         }

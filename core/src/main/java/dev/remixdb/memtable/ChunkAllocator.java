@@ -55,7 +55,7 @@ final class ChunkAllocator implements AutoCloseable {
 
     private int addChunk(long size) {
         // Huge pages for whole chunks: a skip-list hop is a cache miss, and without them a TLB miss too.
-        MemorySegment chunk = size >= PageMemory.HUGE_PAGE ? PageMemory.allocate(arena, size) : arena.allocate(size, 8);
+        MemorySegment chunk = PageMemory.allocate(arena, size);
         MemorySegment[] array = chunks;
         MemorySegment[] viewArray = views;
         if (chunkCount == array.length) {

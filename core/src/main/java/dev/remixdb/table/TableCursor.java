@@ -29,7 +29,7 @@ public final class TableCursor implements RunCursor {
     private final DataBlocks blocks;
     private final int blockCount;
     private final BlockLoader loader = this::loadInto;
-    /** A scan cursor: blocks not in the cache are read into {@link #jumbo}, not cached. */
+    /** A scan cursor: blocks not in the cache are read into {@link #own}, not cached. */
     private final boolean scan;
 
     private int block;
@@ -48,7 +48,8 @@ public final class TableCursor implements RunCursor {
     private boolean tombstone;
 
     private byte[] scratch;
-    private CursorBuffer jumbo;
+    /** Jumbo blocks (over a cache slot), and a scan cursor's uncached blocks. */
+    private CursorBuffer own;
     private CursorBuffer jumboStored;
     private boolean closed;
 
@@ -262,19 +263,18 @@ public final class TableCursor implements RunCursor {
         releaseBlock();
         int raw = blocks.rawLength(block);
         try {
-            CachedBlock cached = raw <= BlockCache.SLOT_BYTES && scan ? table.cache().peek(table.fileId(), block, raw) : null;
-            if (cached != null) {
-                pinned = cached;
-                data = cached.segment();
-            } else if (raw <= BlockCache.SLOT_BYTES && !scan) {
+            if (raw <= BlockCache.SLOT_BYTES) {
                 loading = block;
-                pinned = table.cache().get(table.fileId(), block, raw, loader);
+                pinned = scan ? table.cache().peek(table.fileId(), block, raw)
+                        : table.cache().get(table.fileId(), block, raw, loader);
+            }
+            if (pinned != null) {
                 data = pinned.segment();
             } else {
-                if (jumbo == null) {
-                    jumbo = new CursorBuffer();
+                if (own == null) {
+                    own = new CursorBuffer();
                 }
-                MemorySegment dst = jumbo.get(raw);
+                MemorySegment dst = own.get(raw);
                 blocks.read(block, dst, scratch(block));
                 data = dst;
             }
@@ -335,8 +335,8 @@ public final class TableCursor implements RunCursor {
         closed = true;
         block = blockCount;
         releaseBlock();
-        if (jumbo != null) {
-            jumbo.close();
+        if (own != null) {
+            own.close();
         }
         if (jumboStored != null) {
             jumboStored.close();
