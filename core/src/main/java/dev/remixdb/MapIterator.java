@@ -66,7 +66,7 @@ final class MapIterator<K, V, T> implements Iterator<T> {
                     c.seekToLast();
                 }
             } else if (forwards) {
-                c.seek(MapView.successor(resumeAfter));
+                c.seek(MapRange.successor(resumeAfter));
             } else {
                 c.seekForPrev(resumeAfter);
                 if (c.isValid() && Arrays.equals(c.key(), resumeAfter)) {

@@ -2,14 +2,10 @@ package dev.remixdb;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.AbstractCollection;
 import java.util.AbstractMap;
-import java.util.AbstractSet;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.NoSuchElementException;
@@ -20,79 +16,38 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
- * {@link RemixDB#asMap(KeyCodec, ValueCodec)}: a key range of the store, in either direction, seen
- * through codecs. Reads go to the store on each call; writes are the store's atomic operations
- * ({@link RemixDB#compute}), so {@code put} can return the previous value and {@code replace(k, old,
- * new)} compares and sets. Sub-maps and descending maps are new views on the same store.
- *
- * <p>The range is kept twice: as keys with inclusive flags, compared with the codec's comparator
- * exactly as {@link java.util.concurrent.ConcurrentSkipListMap} checks its sub-maps, and as the
- * byte bounds of the cursors that scan it ([lower, upper), an exclusive key bound becoming the
- * key's successor in byte order, the key followed by a zero byte).
+ * {@link RemixDB#asMap(KeyCodec, ValueCodec)}: a key range of the store, in either direction
+ * ({@link MapRange}), seen through codecs. Reads go to the store on each call; writes are the
+ * store's atomic operations ({@link RemixDB#compute}), so {@code put} can return the previous value
+ * and {@code replace(k, old, new)} compares and sets. Sub-maps and descending maps are new views on
+ * the same store.
  */
 final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigableMap<K, V> {
     private final RemixDB db;
     final KeyCodec<K> keys;
     final ValueCodec<V> values;
-    private final Comparator<? super K> order;
-    private final K lo;
-    private final boolean loInclusive;
-    private final K hi;
-    private final boolean hiInclusive;
-    private final boolean descending;
-    /** Cursor bounds: inclusive lower, exclusive upper, null when open. */
-    final byte[] lowerBytes;
-    final byte[] upperBytes;
+    private final MapRange<K> range;
+    private final MapNavigation<K, V> navigation;
 
-    private MapView(RemixDB db, KeyCodec<K> keys, ValueCodec<V> values, K lo, boolean loInclusive,
-                    K hi, boolean hiInclusive, boolean descending) {
+    private MapView(RemixDB db, KeyCodec<K> keys, ValueCodec<V> values, MapRange<K> range) {
         this.db = db;
         this.keys = keys;
         this.values = values;
-        this.order = keys.comparator();
-        this.lo = lo;
-        this.loInclusive = loInclusive;
-        this.hi = hi;
-        this.hiInclusive = hiInclusive;
-        this.descending = descending;
-        this.lowerBytes = lo == null ? null : loInclusive ? keys.encode(lo) : successor(keys.encode(lo));
-        this.upperBytes = hi == null ? null : hiInclusive ? successor(keys.encode(hi)) : keys.encode(hi);
+        this.range = range;
+        this.navigation = new MapNavigation<>(this);
     }
 
     static <K, V> MapView<K, V> of(RemixDB db, KeyCodec<K> keys, ValueCodec<V> values) {
-        return new MapView<>(db, keys, values, null, false, null, false, false);
-    }
-
-    /** The smallest byte string greater than {@code key}. */
-    static byte[] successor(byte[] key) {
-        return Arrays.copyOf(key, key.length + 1);
-    }
-
-    // ------------------------------------------------------------------ range
-
-    private boolean tooLow(K key) {
-        if (lo == null) {
-            return false;
-        }
-        int c = order.compare(key, lo);
-        return c < 0 || (c == 0 && !loInclusive);
-    }
-
-    private boolean tooHigh(K key) {
-        if (hi == null) {
-            return false;
-        }
-        int c = order.compare(key, hi);
-        return c > 0 || (c == 0 && !hiInclusive);
+        return new MapView<>(db, keys, values, MapRange.all(keys));
     }
 
     boolean inRange(K key) {
-        return !tooLow(key) && !tooHigh(key);
+        return range.inRange(key);
     }
 
     /** The key as {@code K}, checked for null; a key of another type fails in the codec or comparator. */
     @SuppressWarnings("unchecked")
-    private K key(Object key) {
+    K key(Object key) {
         return (K) Objects.requireNonNull(key, "key must not be null");
     }
 
@@ -114,12 +69,12 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
 
     // ------------------------------------------------------------------ store calls
 
-    private byte[] read(byte[] key) {
+    byte[] read(byte[] key) {
         return db.get(key);
     }
 
     /** {@link RemixDB#compute}, with I/O errors unchecked as a {@link Map} must. */
-    private byte[] update(byte[] key, java.util.function.UnaryOperator<byte[]> fn) {
+    byte[] update(byte[] key, java.util.function.UnaryOperator<byte[]> fn) {
         try {
             return db.compute(key, fn);
         } catch (IOException e) {
@@ -142,11 +97,11 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
 
     /** A cursor over this view's range; the caller closes it. */
     Cursor cursor() {
-        return db.cursor(lowerBytes, upperBytes);
+        return db.cursor(range.lowerBytes, range.upperBytes);
     }
 
     boolean isDescending() {
-        return descending;
+        return range.isDescending();
     }
 
     // ------------------------------------------------------------------ Map
@@ -400,44 +355,6 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         }
     }
 
-    /** The entry at the cursor, or null when it is not positioned. */
-    private Map.Entry<K, V> entryAt(Cursor c) {
-        return c.isValid() ? new SimpleImmutableEntry<>(keys.decode(c.key()), values.decode(c.value())) : null;
-    }
-
-    /** Entry readers in ascending terms; a descending view swaps them. */
-    private Map.Entry<K, V> first(boolean ascending) {
-        try (Cursor c = cursor()) {
-            if (ascending) {
-                c.seekToFirst();
-            } else {
-                c.seekToLast();
-            }
-            return entryAt(c);
-        }
-    }
-
-    /** The smallest entry {@code >= key} ({@code > key} unless {@code inclusive}). */
-    private Map.Entry<K, V> above(K key, boolean inclusive) {
-        byte[] k = keys.encode(Objects.requireNonNull(key, "key must not be null"));
-        try (Cursor c = cursor()) {
-            c.seek(inclusive ? k : successor(k));
-            return entryAt(c);
-        }
-    }
-
-    /** The largest entry {@code <= key} ({@code < key} unless {@code inclusive}). */
-    private Map.Entry<K, V> below(K key, boolean inclusive) {
-        byte[] k = keys.encode(Objects.requireNonNull(key, "key must not be null"));
-        try (Cursor c = cursor()) {
-            c.seekForPrev(k);
-            if (!inclusive && c.isValid() && Arrays.equals(c.key(), k)) {
-                c.prev();
-            }
-            return entryAt(c);
-        }
-    }
-
     private static <T> T keyOrNull(Map.Entry<T, ?> e) {
         return e == null ? null : e.getKey();
     }
@@ -451,32 +368,32 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
 
     @Override
     public Map.Entry<K, V> firstEntry() {
-        return first(!descending);
+        return navigation.first(!isDescending());
     }
 
     @Override
     public Map.Entry<K, V> lastEntry() {
-        return first(descending);
+        return navigation.first(isDescending());
     }
 
     @Override
     public Map.Entry<K, V> ceilingEntry(K key) {
-        return descending ? below(key, true) : above(key, true);
+        return isDescending() ? navigation.below(key, true) : navigation.above(key, true);
     }
 
     @Override
     public Map.Entry<K, V> higherEntry(K key) {
-        return descending ? below(key, false) : above(key, false);
+        return isDescending() ? navigation.below(key, false) : navigation.above(key, false);
     }
 
     @Override
     public Map.Entry<K, V> floorEntry(K key) {
-        return descending ? above(key, true) : below(key, true);
+        return isDescending() ? navigation.above(key, true) : navigation.below(key, true);
     }
 
     @Override
     public Map.Entry<K, V> lowerEntry(K key) {
-        return descending ? above(key, false) : below(key, false);
+        return isDescending() ? navigation.above(key, false) : navigation.below(key, false);
     }
 
     @Override
@@ -511,74 +428,39 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
 
     @Override
     public Map.Entry<K, V> pollFirstEntry() {
-        return poll(true);
+        return navigation.poll(true);
     }
 
     @Override
     public Map.Entry<K, V> pollLastEntry() {
-        return poll(false);
-    }
-
-    /** Removes the first (or last) entry if nobody changed it meanwhile; otherwise tries again. */
-    private Map.Entry<K, V> poll(boolean first) {
-        for (;;) {
-            byte[] k;
-            byte[] v;
-            try (Cursor c = cursor()) {
-                if (first != descending) {
-                    c.seekToFirst();
-                } else {
-                    c.seekToLast();
-                }
-                if (!c.isValid()) {
-                    return null;
-                }
-                k = c.key();
-                v = c.value();
-            }
-            boolean[] done = new boolean[1];
-            update(k, o -> {
-                done[0] = o != null && Arrays.equals(o, v);
-                return done[0] ? null : o;
-            });
-            if (done[0]) {
-                return new SimpleImmutableEntry<>(keys.decode(k), values.decode(v));
-            }
-        }
+        return navigation.poll(false);
     }
 
     // ------------------------------------------------------------------ views
 
     @Override
     public Comparator<? super K> comparator() {
-        return descending ? Collections.reverseOrder(order) : order;
+        return range.comparator();
     }
 
     @Override
     public ConcurrentNavigableMap<K, V> descendingMap() {
-        return new MapView<>(db, keys, values, lo, loInclusive, hi, hiInclusive, !descending);
+        return new MapView<>(db, keys, values, range.reversed());
     }
 
     @Override
     public ConcurrentNavigableMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
-        Objects.requireNonNull(fromKey, "fromKey must not be null");
-        Objects.requireNonNull(toKey, "toKey must not be null");
-        return descending ? narrow(toKey, toInclusive, fromKey, fromInclusive, true, true)
-                : narrow(fromKey, fromInclusive, toKey, toInclusive, true, true);
+        return new MapView<>(db, keys, values, range.sub(fromKey, fromInclusive, toKey, toInclusive));
     }
 
     @Override
     public ConcurrentNavigableMap<K, V> headMap(K toKey, boolean inclusive) {
-        Objects.requireNonNull(toKey, "toKey must not be null");
-        return descending ? narrow(toKey, inclusive, null, false, true, false)
-                : narrow(null, false, toKey, inclusive, false, true);
+        return new MapView<>(db, keys, values, range.head(toKey, inclusive));
     }
 
     @Override
     public ConcurrentNavigableMap<K, V> tailMap(K fromKey, boolean inclusive) {
-        Objects.requireNonNull(fromKey, "fromKey must not be null");
-        return descending ? narrow(null, false, fromKey, inclusive, false, true)
-                : narrow(fromKey, inclusive, null, false, true, false);
+        return new MapView<>(db, keys, values, range.tail(fromKey, inclusive));
     }
 
     @Override
@@ -594,42 +476,6 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     @Override
     public ConcurrentNavigableMap<K, V> tailMap(K fromKey) {
         return tailMap(fromKey, true);
-    }
-
-    /**
-     * The view limited to the given ascending bounds ({@code hasFrom}/{@code hasTo}: which bounds are
-     * given), in this view's direction. As in ConcurrentSkipListMap: from must not be above to, and a
-     * bound outside this view's range is refused.
-     */
-    private MapView<K, V> narrow(K from, boolean fromInclusive, K to, boolean toInclusive, boolean hasFrom, boolean hasTo) {
-        if (hasFrom && hasTo && order.compare(from, to) > 0) {
-            throw new IllegalArgumentException("inconsistent range: " + from + " > " + to);
-        }
-        K newLo = lo;
-        boolean newLoInclusive = loInclusive;
-        if (hasFrom) {
-            if (lo != null) {
-                int c = order.compare(from, lo);
-                if (c < 0 || (c == 0 && !loInclusive && fromInclusive)) {
-                    throw new IllegalArgumentException("key out of range of this map view: " + from);
-                }
-            }
-            newLo = from;
-            newLoInclusive = fromInclusive;
-        }
-        K newHi = hi;
-        boolean newHiInclusive = hiInclusive;
-        if (hasTo) {
-            if (hi != null) {
-                int c = order.compare(to, hi);
-                if (c > 0 || (c == 0 && !hiInclusive && toInclusive)) {
-                    throw new IllegalArgumentException("key out of range of this map view: " + to);
-                }
-            }
-            newHi = to;
-            newHiInclusive = toInclusive;
-        }
-        return new MapView<>(db, keys, values, newLo, newLoInclusive, newHi, newHiInclusive, descending);
     }
 
     @Override
@@ -649,71 +495,11 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
 
     @Override
     public Set<Map.Entry<K, V>> entrySet() {
-        return new AbstractSet<>() {
-            @Override
-            public Iterator<Map.Entry<K, V>> iterator() {
-                return new MapIterator<>(MapView.this, (k, v) -> new Entry(keys.decode(k), values.decode(v)));
-            }
-
-            @Override
-            public int size() {
-                return MapView.this.size();
-            }
-
-            @Override
-            public boolean isEmpty() {
-                return MapView.this.isEmpty();
-            }
-
-            @Override
-            public boolean contains(Object o) {
-                if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
-                    return false;
-                }
-                try {
-                    K k = key(e.getKey());
-                    @SuppressWarnings("unchecked") V v = (V) e.getValue();
-                    return inRange(k) && Arrays.equals(read(keys.encode(k)), values.encode(v));
-                } catch (ClassCastException ex) {
-                    return false;
-                }
-            }
-
-            @Override
-            public boolean remove(Object o) {
-                return o instanceof Map.Entry<?, ?> e && e.getKey() != null
-                        && MapView.this.remove(e.getKey(), e.getValue());
-            }
-
-            @Override
-            public void clear() {
-                MapView.this.clear();
-            }
-        };
+        return new MapEntrySet<>(this);
     }
 
     @Override
     public Collection<V> values() {
-        return new AbstractCollection<>() {
-            @Override
-            public Iterator<V> iterator() {
-                return new MapIterator<>(MapView.this, (k, v) -> values.decode(v));
-            }
-
-            @Override
-            public int size() {
-                return MapView.this.size();
-            }
-
-            @Override
-            public boolean isEmpty() {
-                return MapView.this.isEmpty();
-            }
-
-            @Override
-            public void clear() {
-                MapView.this.clear();
-            }
-        };
+        return new MapValues<>(this);
     }
 }

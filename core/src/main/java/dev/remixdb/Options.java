@@ -2,17 +2,20 @@ package dev.remixdb;
 
 import dev.remixdb.compaction.CompactionPolicy;
 import dev.remixdb.compaction.RemixDbPolicy;
-import dev.remixdb.table.Compression;
+import dev.remixdb.engine.EngineConfig;
+import dev.remixdb.table.BlockCompression;
+import dev.remixdb.table.TableOptions;
+import dev.remixdb.util.Limits;
 
 /**
  * Settings of a {@link RemixDB}: an immutable value made by {@link #builder()} and validated by
  * {@link Builder#build()}. The store copies what it needs; the object need not be kept alive.
  */
 public final class Options {
-    /** The largest key, in bytes. */
-    public static final int MAX_KEY_BYTES = 64 * 1024;
-    /** The largest value, in bytes. */
-    public static final int MAX_VALUE_BYTES = 64 * 1024 * 1024;
+    /** The largest key, in bytes: 64 KiB. */
+    public static final int MAX_KEY_BYTES = Limits.MAX_KEY_BYTES;
+    /** The largest value, in bytes: 64 MiB. */
+    public static final int MAX_VALUE_BYTES = Limits.MAX_VALUE_BYTES;
 
     private final long memtableBytes;
     private final long blockCacheBytes;
@@ -95,6 +98,16 @@ public final class Options {
      */
     public boolean jmx() {
         return jmx;
+    }
+
+    /** What the engine reads of these options. */
+    EngineConfig engineConfig() {
+        BlockCompression blocks = switch (compression) {
+            case NONE -> BlockCompression.NONE;
+            case LZ4 -> BlockCompression.LZ4;
+        };
+        return new EngineConfig(memtableBytes, syncWrites, compactionThreads, tableBytes,
+                TableOptions.DEFAULT.withCompression(blocks), policy, abortFraction, blockCacheBytes);
     }
 
     @Override

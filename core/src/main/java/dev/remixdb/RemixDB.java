@@ -1,6 +1,7 @@
 package dev.remixdb;
 
-import dev.remixdb.engine.Engine;
+import dev.remixdb.util.Closeables;
+import dev.remixdb.util.Limits;
 import dev.remixdb.wal.WalOp;
 
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BinaryOperator;
 import java.util.function.UnaryOperator;
 
@@ -26,16 +26,15 @@ import java.util.function.UnaryOperator;
  * <p>Thread-safe: any number of threads may read, write and iterate at once. Bad input (null, a
  * key over {@value Options#MAX_KEY_BYTES} bytes, a value over {@link Options#MAX_VALUE_BYTES}
  * bytes) raises {@link IllegalArgumentException} and changes nothing. Use after {@link #close()}
- * raises {@link ClosedException}. Corrupt files raise
- * {@link dev.remixdb.remix.CorruptionException} naming the file and offset; wrong data is never
- * returned.
+ raises {@link ClosedException}, also in a call that raced {@link #close()} and lost. Corrupt
+ * files raise {@link CorruptionException} naming the file and offset; wrong data is never returned.
  */
 public final class RemixDB implements AutoCloseable {
-    private final Engine engine;
+    private final Store store;
     private final StatsBean statsBean;
 
-    private RemixDB(Engine engine, Path dir, boolean jmx) {
-        this.engine = engine;
+    private RemixDB(Store store, Path dir, boolean jmx) {
+        this.store = store;
         this.statsBean = new StatsBean(this, dir.toAbsolutePath().toString());
         if (jmx) {
             statsBean.register();
@@ -68,38 +67,31 @@ public final class RemixDB implements AutoCloseable {
         if (dir == null || options == null) {
             throw new IllegalArgumentException("dir and options must not be null");
         }
-        Engine engine = Engine.open(dir, options);
+        Store store;
         try {
-            return new RemixDB(engine, dir, options.jmx());
+            store = Store.open(dir, options.engineConfig());
+        } catch (dev.remixdb.remix.CorruptionException e) {
+            throw new CorruptionException(e);
+        }
+        try {
+            return new RemixDB(store, dir, options.jmx());
         } catch (RuntimeException e) {
-            try {
-                engine.close();
-            } catch (IOException | RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            Closeables.closeAll(List.of(store), e);
             throw e;
         }
     }
 
     /** Sets {@code key} to {@code value}. */
     public void put(byte[] key, byte[] value) throws IOException {
-        checkKey(key);
-        checkValue(value);
-        try {
-            engine.write(List.of(new WalOp(false, key.clone(), value.clone())), false);
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
-        }
+        Limits.checkKey(key);
+        Limits.checkValue(value);
+        store.write(List.of(WalOp.put(key.clone(), value.clone())));
     }
 
     /** Removes {@code key} (nothing happens when it is absent). */
     public void delete(byte[] key) throws IOException {
-        checkKey(key);
-        try {
-            engine.write(List.of(new WalOp(true, key.clone(), null)), false);
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
-        }
+        Limits.checkKey(key);
+        store.write(List.of(WalOp.delete(key.clone())));
     }
 
     /**
@@ -110,11 +102,7 @@ public final class RemixDB implements AutoCloseable {
         if (batch == null) {
             throw new IllegalArgumentException("batch must not be null");
         }
-        try {
-            engine.write(batch.ops(), false);
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
-        }
+        store.write(batch.ops());
     }
 
     /**
@@ -128,15 +116,15 @@ public final class RemixDB implements AutoCloseable {
      * @return the new value, or null when the key ends up absent
      */
     public byte[] compute(byte[] key, UnaryOperator<byte[]> fn) throws IOException {
-        checkKey(key);
+        Limits.checkKey(key);
         if (fn == null) {
             throw new IllegalArgumentException("function must not be null");
         }
         byte[] k = key.clone();
         byte[][] result = new byte[1][];
         try {
-            engine.update(() -> {
-                byte[] old = engine.get(k);
+            store.update(() -> {
+                byte[] old = store.get(k);
                 byte[] next = fn.apply(old);
                 result[0] = next;
                 if (next == old) {
@@ -146,11 +134,11 @@ public final class RemixDB implements AutoCloseable {
                 if (next == null) {
                     return List.of(WalOp.delete(k));
                 }
-                checkValue(next);
+                Limits.checkValue(next);
                 return List.of(WalOp.put(k, next.clone()));
-            }, false);
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
+            });
+        } catch (dev.remixdb.remix.CorruptionException e) {
+            throw new CorruptionException(e);
         }
         return result[0];
     }
@@ -163,7 +151,7 @@ public final class RemixDB implements AutoCloseable {
      * @return the new value, or null when the key was deleted
      */
     public byte[] merge(byte[] key, byte[] value, BinaryOperator<byte[]> fn) throws IOException {
-        checkValue(value);
+        Limits.checkValue(value);
         if (fn == null) {
             throw new IllegalArgumentException("function must not be null");
         }
@@ -177,7 +165,7 @@ public final class RemixDB implements AutoCloseable {
      * @return the current value when present (nothing written), else null
      */
     public byte[] putIfAbsent(byte[] key, byte[] value) throws IOException {
-        checkValue(value);
+        Limits.checkValue(value);
         byte[] v = value.clone();
         byte[][] existing = new byte[1][];
         compute(key, old -> {
@@ -195,7 +183,7 @@ public final class RemixDB implements AutoCloseable {
      */
     public boolean compareAndSet(byte[] key, byte[] expected, byte[] update) throws IOException {
         if (update != null) {
-            checkValue(update);
+            Limits.checkValue(update);
         }
         boolean[] matched = new boolean[1];
         compute(key, old -> {
@@ -207,22 +195,17 @@ public final class RemixDB implements AutoCloseable {
 
     /** The value of {@code key}, or null when it is absent. */
     public byte[] get(byte[] key) {
-        checkKey(key);
-        engine.checkOpen();
+        Limits.checkKey(key);
         try {
-            return engine.get(key);
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
+            return store.get(key);
+        } catch (dev.remixdb.remix.CorruptionException e) {
+            throw new CorruptionException(e);
         }
     }
 
     /** Makes every write acknowledged so far durable. */
     public void sync() throws IOException {
-        try {
-            engine.sync();
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
-        }
+        store.sync();
     }
 
     /** A cursor over a consistent snapshot taken now; close it when done. */
@@ -235,20 +218,12 @@ public final class RemixDB implements AutoCloseable {
      * null bound is open. Close it when done.
      */
     public Cursor cursor(byte[] lower, byte[] upper) {
-        try {
-            return engine.cursor(lower, upper);
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
-        }
+        return store.cursor(lower, upper);
     }
 
     /** A consistent read-only view of the store as of now; close it when done. See {@link Snapshot}. */
     public Snapshot snapshot() {
-        try {
-            return engine.snapshot();
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
-        }
+        return store.snapshot();
     }
 
     /**
@@ -276,23 +251,18 @@ public final class RemixDB implements AutoCloseable {
         if (keys == null || values == null) {
             throw new IllegalArgumentException("codecs must not be null");
         }
-        engine.checkOpen();
+        store.checkOpen();
         return MapView.of(this, keys, values);
     }
 
     /** Counters and sizes; see {@link Stats}. */
     public Stats stats() {
-        engine.checkOpen();
-        try {
-            return engine.stats();
-        } catch (IllegalStateException | UncheckedIOException e) {
-            throw closedOr(e);
-        }
+        return store.stats();
     }
 
     /** Throws {@link ClosedException} once the store is closed. */
     void checkOpen() {
-        engine.checkOpen();
+        store.checkOpen();
     }
 
     /** The figures of {@link #stats()} as live getters, for monitoring; see {@link StatsMXBean}. */
@@ -306,60 +276,19 @@ public final class RemixDB implements AutoCloseable {
      * ordinary compaction, this one keeps no small partition's data back in memory.
      */
     public void compactMemtable() throws IOException, InterruptedException {
-        engine.flush();
-        if (!engine.awaitCompaction(1, TimeUnit.HOURS)) {
-            throw new IOException("compaction did not finish within an hour");
-        }
+        store.compactMemtable();
     }
 
     /** Waits for background work, syncs the WAL, and releases every file and off-heap segment. */
     @Override
     public void close() throws IOException {
         statsBean.unregister();
-        engine.close();
+        store.close();
     }
 
-    /**
-     * A call that raced {@link #close()} fails on whatever close() released first (the WAL writer,
-     * the block cache, the block reader); such a call never took effect, and the one thing the caller
-     * needs to know is that the store is closed: {@link ClosedException}, with that failure as its
-     * cause. Before close, {@code e} is returned as it is.
-     */
-    private RuntimeException closedOr(RuntimeException e) {
-        if (e instanceof ClosedException) {
-            return e;
-        }
-        try {
-            engine.checkOpen();
-        } catch (ClosedException closed) {
-            closed.initCause(e);
-            return closed;
-        }
-        return e;
-    }
-
-    static void checkKey(byte[] key) {
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
-        }
-        if (key.length > Options.MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("key of " + key.length + " bytes is over the limit of "
-                    + Options.MAX_KEY_BYTES);
-        }
-    }
-
-    static void checkValue(byte[] value) {
-        if (value == null) {
-            throw new IllegalArgumentException("value must not be null");
-        }
-        if (value.length > Options.MAX_VALUE_BYTES) {
-            throw new IllegalArgumentException("value of " + value.length + " bytes is over the limit of "
-                    + Options.MAX_VALUE_BYTES);
-        }
-    }
 
     @Override
     public String toString() {
-        return engine.toString();
+        return store.toString();
     }
 }

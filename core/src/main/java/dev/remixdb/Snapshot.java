@@ -4,7 +4,7 @@ package dev.remixdb;
  * A consistent, read-only view of a {@link RemixDB} as of the moment {@link RemixDB#snapshot()}
  * returned: reads through it never see later writes, and compactions do not disturb it.
  *
- * <p>What it pins: the memtables and table files of that moment (its "view"), no more. Writes
+ * <p>What it pins: the memtables and table files of that moment, no more. Writes
  * after it go on as usual, but memory and files that compaction has since replaced are kept until
  * the last snapshot or cursor using them closes, so close snapshots promptly. A snapshot dropped
  * without {@link #close()} is released when it is garbage-collected and counted in

@@ -14,8 +14,9 @@ import java.util.Locale;
  * @param partitions        key-range partitions in the current version
  * @param userBytesWritten  key and value bytes of every put and delete since open
  * @param walBytesWritten   bytes appended to write-ahead logs since open
- * @param flushBytesWritten bytes of tables and REMIX files written by compaction since open (minor,
- *                          major and split alike: every flush of a memtable is a compaction here)
+ * @param tableBytesWritten bytes of table and REMIX files written by compaction since open (minor,
+ *                          major and split alike: every memtable reaches disk by a compaction here)
+ * @param manifestBytesWritten bytes of the MANIFESTs written since open (one per installed version)
  * @param compactions       partition compactions since open, by kind: minor, major, split, abort
  * @param offHeapBytes      native memory in use: memtables, block cache, REMIX metadata, table metadata
  * @param blockCacheBytes   native memory held by the block cache
@@ -26,7 +27,7 @@ import java.util.Locale;
  * @param openCursors       cursors not yet closed
  */
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
-                    long walBytesWritten, long flushBytesWritten, Compactions compactions,
+                    long walBytesWritten, long tableBytesWritten, long manifestBytesWritten, Compactions compactions,
                     long offHeapBytes, long blockCacheBytes, long stallNanos,
                     int openSnapshots, long leakedSnapshots, int openCursors) {
 
@@ -38,7 +39,8 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
      * 0 before any write.
      */
     public double writeAmplification() {
-        return userBytesWritten == 0 ? 0 : (double) (walBytesWritten + flushBytesWritten) / userBytesWritten;
+        return userBytesWritten == 0 ? 0
+                : (double) (walBytesWritten + tableBytesWritten + manifestBytesWritten) / userBytesWritten;
     }
 
     /** One figure per line, sizes in readable units. */
@@ -47,13 +49,14 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
         return String.format(Locale.ROOT, """
                 keys (upper bound)   %,d
                 disk                 %s in %d tables, %d partitions
-                written              user %s, WAL %s, tables+REMIX %s (write amplification %.2f)
+                written              user %s, WAL %s, tables+REMIX %s, manifests %s (write amplification %.2f)
                 compactions          %d minor, %d major, %d split, %d aborted
                 off-heap memory      %s (block cache %s)
                 write stalls         %.1f ms
                 open                 %d snapshots (%d leaked so far), %d cursors""",
                 keys, bytes(diskBytes), tables, partitions,
-                bytes(userBytesWritten), bytes(walBytesWritten), bytes(flushBytesWritten), writeAmplification(),
+                bytes(userBytesWritten), bytes(walBytesWritten), bytes(tableBytesWritten), bytes(manifestBytesWritten),
+                writeAmplification(),
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),
                 bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6,
                 openSnapshots, leakedSnapshots, openCursors);

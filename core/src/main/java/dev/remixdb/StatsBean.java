@@ -1,10 +1,10 @@
 package dev.remixdb;
 
+import java.lang.management.ManagementFactory;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 
 /** {@link StatsMXBean} over a live store; registers itself with the platform MBean server on request. */
 final class StatsBean implements StatsMXBean {
@@ -101,8 +101,13 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
-    public long getFlushBytesWritten() {
-        return stats().flushBytesWritten();
+    public long getTableBytesWritten() {
+        return stats().tableBytesWritten();
+    }
+
+    @Override
+    public long getManifestBytesWritten() {
+        return stats().manifestBytesWritten();
     }
 
     @Override

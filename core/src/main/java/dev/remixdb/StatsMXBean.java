@@ -22,7 +22,9 @@ public interface StatsMXBean {
 
     long getWalBytesWritten();
 
-    long getFlushBytesWritten();
+    long getTableBytesWritten();
+
+    long getManifestBytesWritten();
 
     double getWriteAmplification();
 

@@ -1,30 +1,24 @@
 package dev.remixdb;
 
 import dev.remixdb.cache.BlockCache;
-import dev.remixdb.engine.StoreLocks;
+import dev.remixdb.engine.RecoveryRules;
+import dev.remixdb.files.FileNames;
+import dev.remixdb.files.StoreDirectory;
 import dev.remixdb.io.FileChannelBlockReader;
 import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.Remix;
 import dev.remixdb.remix.RemixFile;
 import dev.remixdb.table.Table;
-import dev.remixdb.version.FileNames;
 import dev.remixdb.version.Manifest;
 import dev.remixdb.wal.ReplayResult;
 import dev.remixdb.wal.WalReader;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -50,66 +44,26 @@ final class StoreVerifier {
     }
 
     static VerifyReport verify(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            throw new NoSuchFileException(dir.toString(), null, "not a directory: no store to verify");
-        }
-        String claim = StoreLocks.claim(dir);
-        try {
-            return verifyLocked(dir);
-        } finally {
-            StoreLocks.release(claim);
-        }
-    }
-
-    private static VerifyReport verifyLocked(Path dir) throws IOException {
-        Path lockFile = dir.resolve(FileNames.LOCK);
-        if (!Files.exists(lockFile)) {
-            return runOnce(dir);
-        }
-        try (FileChannel lock = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
-            FileLock held;
-            try {
-                held = lock.tryLock();
-            } catch (OverlappingFileLockException e) {
-                held = null;
-            }
-            if (held == null) {
-                throw new IOException("the store at " + dir + " is open in another process; close it before verifying");
-            }
-            try {
-                return runOnce(dir);
-            } finally {
-                held.release();
+        try (StoreDirectory held = StoreDirectory.lockForCheck(dir)) {
+            StoreVerifier v = new StoreVerifier(dir);
+            try (v.reader; v.cache) {
+                return v.run(held.list());
             }
         }
     }
 
-    private static VerifyReport runOnce(Path dir) throws IOException {
-        StoreVerifier v = new StoreVerifier(dir);
-        try (v.reader; v.cache) {
-            return v.run();
-        }
-    }
-
-    private VerifyReport run() throws IOException {
-        TreeMap<Long, Path> tables = new TreeMap<>();
-        TreeMap<Long, Path> remixes = new TreeMap<>();
-        TreeMap<Long, Path> wals = new TreeMap<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-            for (Path f : stream) {
-                String name = f.getFileName().toString();
-                number(name, FileNames.TABLE).ifPresent(n -> tables.put(n, f));
-                number(name, FileNames.REMIX).ifPresent(n -> remixes.put(n, f));
-                number(name, FileNames.WAL).ifPresent(n -> wals.put(n, f));
-            }
-        }
+    private VerifyReport run(StoreDirectory.Listing listing) throws IOException {
+        TreeMap<Long, Path> tables = listing.tables();
+        TreeMap<Long, Path> remixes = listing.remixes();
+        TreeMap<Long, Path> wals = listing.wals();
         Path manifestFile = dir.resolve(FileNames.MANIFEST);
         Manifest.Data manifest = null;
         try {
             manifest = Manifest.read(dir);
             if (manifest == null) {
-                if (!tables.isEmpty() || !wals.isEmpty()) {
-                    problem(manifestFile, 0, "MANIFEST is missing but the directory holds tables or WALs");
+                String damage = RecoveryRules.missingManifest(listing);
+                if (damage != null) {
+                    problem(manifestFile, 0, damage);
                 } else {
                     notes.add("no MANIFEST and no data files: an empty or never-opened store");
                 }
@@ -123,6 +77,9 @@ final class StoreVerifier {
         if (manifest != null) {
             for (Manifest.PartitionEntry p : manifest.partitions()) {
                 checkPartition(p, listed);
+            }
+            if (RecoveryRules.firstWalMissing(manifest, listing)) {
+                problem(FileNames.wal(dir, manifest.firstLiveWal()), 0, RecoveryRules.firstWalMissingMessage(dir));
             }
             checkWals(wals, manifest.firstLiveWal(), manifest.lastSequence());
         } else {
@@ -212,13 +169,14 @@ final class StoreVerifier {
         }
     }
 
-    /** The live WALs: each record's checksums, and sequence numbers without gaps (as recovery checks). */
+    /**
+     * The live WALs: each record's checksums, and sequence numbers without gaps (as recovery checks;
+     * {@code manifestSeq} negative when there is no MANIFEST to start from).
+     */
     private void checkWals(TreeMap<Long, Path> wals, long firstLive, long manifestSeq) throws IOException {
         List<Long> live = new ArrayList<>(wals.tailMap(firstLive, true).keySet());
-        if (manifestSeq > 0 && !wals.containsKey(firstLive)) {
-            problem(FileNames.wal(dir, firstLive), 0, "the first live WAL named by the MANIFEST is missing");
-        }
-        long[] maxSeq = {manifestSeq};
+        // Without a MANIFEST the sequence numbers are checked from the first one met.
+        RecoveryRules.SequenceCheck[] seqs = {manifestSeq < 0 ? null : new RecoveryRules.SequenceCheck(manifestSeq)};
         for (int i = 0; i < live.size(); i++) {
             long number = live.get(i);
             Path path = wals.get(number);
@@ -226,10 +184,13 @@ final class StoreVerifier {
             String[] gap = {null};
             try {
                 ReplayResult r = WalReader.check(path, number, (seq, delete, key, ko, kl, value, vo, vl) -> {
-                    if (maxSeq[0] >= 0 && seq > maxSeq[0] + 1 && gap[0] == null) {
-                        gap[0] = "seq " + seq + " follows seq " + maxSeq[0] + ": the writes between are missing";
+                    if (seqs[0] == null) {
+                        seqs[0] = new RecoveryRules.SequenceCheck(seq - 1);
                     }
-                    maxSeq[0] = Math.max(maxSeq[0], seq);
+                    String g = seqs[0].next(seq);
+                    if (g != null && gap[0] == null) {
+                        gap[0] = g;
+                    }
                 });
                 if (gap[0] != null) {
                     problem(path, 0, gap[0]);
@@ -265,7 +226,4 @@ final class StoreVerifier {
         problems.add(new VerifyReport.Problem(file, offset, what));
     }
 
-    private static OptionalLong number(String name, String suffix) {
-        return FileNames.number(name, suffix);
-    }
 }

@@ -1,5 +1,6 @@
 package dev.remixdb;
 
+import dev.remixdb.util.Limits;
 import dev.remixdb.wal.WalOp;
 
 import java.util.ArrayList;
@@ -26,8 +27,8 @@ public final class WriteBatch {
 
     /** Adds a put of {@code value} under {@code key}. */
     public WriteBatch put(byte[] key, byte[] value) {
-        RemixDB.checkKey(key);
-        RemixDB.checkValue(value);
+        Limits.checkKey(key);
+        Limits.checkValue(value);
         reserve(key.length + (long) value.length);
         ops.add(WalOp.put(key.clone(), value.clone()));
         return this;
@@ -35,7 +36,7 @@ public final class WriteBatch {
 
     /** Adds a delete of {@code key}. */
     public WriteBatch delete(byte[] key) {
-        RemixDB.checkKey(key);
+        Limits.checkKey(key);
         reserve(key.length);
         ops.add(WalOp.delete(key.clone()));
         return this;

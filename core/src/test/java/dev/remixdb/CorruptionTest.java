@@ -1,7 +1,7 @@
 package dev.remixdb;
 
-import dev.remixdb.remix.CorruptionException;
-import dev.remixdb.version.FileNames;
+import dev.remixdb.files.FileNames;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

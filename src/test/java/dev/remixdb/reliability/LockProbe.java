@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A child JVM that tries the OS lock of a store's LOCK file and prints "locked" (another process
  * holds it) or "free". It only tries the lock, never opens the store, so a store wrongly left
- * unlocked is not touched. The file name is the one of {@code dev.remixdb.version.FileNames.LOCK}.
+ * unlocked is not touched. The file name is the one of {@code dev.remixdb.files.FileNames.LOCK}.
  */
 public final class LockProbe {
     private LockProbe() {}

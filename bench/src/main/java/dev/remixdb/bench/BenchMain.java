@@ -1,22 +1,59 @@
 package dev.remixdb.bench;
 
+import dev.remixdb.bench.cli.HelpOption;
 import dev.remixdb.bench.db.WriteAmpCommand;
 import dev.remixdb.bench.dbbench.DbBenchCommand;
 import dev.remixdb.bench.dbbench.DbChildCommand;
 import dev.remixdb.bench.micro.RemixMicroCommand;
 import dev.remixdb.bench.rebuild.RemixRebuildCommand;
-import java.util.Arrays;
-import java.util.List;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * Entry point of {@code remixdb-bench.jar}: {@code java -jar remixdb-bench.jar COMMAND [options]}.
- * Each command is its own {@link Command} class; add new ones to {@link #COMMANDS}.
+ * Entry point of {@code remixdb-bench.jar} ({@code java -jar remixdb-bench.jar COMMAND [options]},
+ * which {@code bench/run} runs; the help calls it by that name). Each command is a picocli
+ * {@code @Command} class listed in {@code subcommands} below; its options, their descriptions and
+ * defaults are annotations on that class, from which the help is generated.
+ *
+ * <p>Exit codes: what the command returns (0 ok, 1 failure), 2 for a bad command line: one picocli
+ * refuses (unknown option, missing or unconvertible value) or one a command refuses after parsing
+ * by throwing {@link UsageException} (a value out of range, options that do not go together).
  */
-public final class BenchMain {
-    private static final List<Command> COMMANDS = List.of(new DbBenchCommand(), new RemixMicroCommand(),
-            new RemixRebuildCommand(), new WriteAmpCommand(), new JmhCommand(), new VerifyCommand(), new DbChildCommand());
+@Command(name = "bench/run",
+        synopsisHeading = "",
+        customSynopsis = {
+                "Usage: bench/run COMMAND [options]",
+                "   or: java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \\",
+                "            -jar remixdb-bench.jar COMMAND [options]"},
+        descriptionHeading = "%n",
+        description = "RemixDB benchmarks: RemixDB against RocksDB, REMIX against its baselines, and store checks.",
+        optionListHeading = "%nOptions:%n",
+        commandListHeading = "%nCommands:%n",
+        footer = {"", "'COMMAND --help' (or 'help COMMAND') shows a command's options. See bench/README.md."},
+        usageHelpWidth = BenchMain.HELP_WIDTH,
+        subcommands = {DbBenchCommand.class, RemixMicroCommand.class, RemixRebuildCommand.class, WriteAmpCommand.class,
+                JmhCommand.class, VerifyCommand.class, DbChildCommand.class, HelpCommand.class})
+public final class BenchMain implements Callable<Integer> {
+    /** Columns of the generated help; wide enough for the option tables to stay on one line each. */
+    public static final int HELP_WIDTH = 110;
 
-    private BenchMain() {}
+    /** Exit code of a bad command line (picocli's own default for invalid input as well). */
+    public static final int USAGE = 2;
+
+    @Mixin
+    HelpOption help;
+
+    @Spec
+    CommandSpec spec;
 
     public static void main(String[] args) {
         // Charts are drawn off-screen; this must be set before the first AWT class loads.
@@ -25,56 +62,56 @@ public final class BenchMain {
     }
 
     /** Runs a command line; returns the exit code (0 ok, 1 failure, 2 bad usage). */
-    public static int run(String[] args) {
-        if (args.length == 0 || List.of("--help", "-h", "help").contains(args[0])) {
-            if (args.length > 1 && args[0].equals("help")) {
-                Command c = find(args[1]);
-                if (c != null) {
-                    System.out.print(c.usage());
-                    return 0;
-                }
-            }
-            System.out.print(help());
-            return args.length == 0 ? 2 : 0;
-        }
-        Command c = find(args[0]);
-        if (c == null) {
-            System.err.println("unknown command: " + args[0]);
-            System.err.print(help());
-            return 2;
-        }
-        try {
-            return c.run(Arrays.copyOfRange(args, 1, args.length));
-        } catch (UsageException e) {
-            System.err.println(c.name() + ": " + e.getMessage());
-            System.err.println("see: " + c.name() + " --help");
-            return 2;
-        } catch (Exception e) {
-            System.err.println(c.name() + " failed:");
-            e.printStackTrace();
-            return 1;
-        }
+    public static int run(String... args) {
+        return commandLine().execute(args);
     }
 
-    private static Command find(String name) {
-        for (Command c : COMMANDS) {
-            if (c.name().equals(name)) {
-                return c;
-            }
-        }
-        return null;
+    /** The command line with every command and the exit-code contract above. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new BenchMain())
+                .setParameterExceptionHandler(BenchMain::badCommandLine)
+                .setExecutionExceptionHandler(BenchMain::failed);
     }
 
-    static String help() {
-        StringBuilder b = new StringBuilder();
-        b.append("usage: java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \\\n")
-                .append("            -jar remixdb-bench.jar COMMAND [options]\n\ncommands:\n");
-        for (Command c : COMMANDS) {
-            if (c.listed()) {
-                b.append(String.format("  %-12s %s%n", c.name(), c.summary()));
-            }
+    /** No command named: the list of commands, and the usage exit code. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(System.out);
+        return USAGE;
+    }
+
+    /** What picocli refused: one line naming the option, picocli's suggestions, and where help is. */
+    private static int badCommandLine(ParameterException e, String[] args) {
+        CommandLine c = e.getCommandLine();
+        PrintWriter err = c.getErr();
+        String message = e.getMessage();
+        if (c.getParent() == null && e instanceof UnmatchedArgumentException u && !u.getUnmatched().isEmpty()
+                && !u.getUnmatched().getFirst().startsWith("-")) {
+            message = "unknown command: " + u.getUnmatched().getFirst();
         }
-        b.append("\n'COMMAND --help' (or 'help COMMAND') shows a command's options. See bench/README.md.\n");
-        return b.toString();
+        err.println(c.getCommandName() + ": " + message);
+        UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("see: " + helpHint(c));
+        err.flush();
+        return USAGE;
+    }
+
+    /** A command's failure: a UsageException is a bad command line (2), anything else a failure (1). */
+    private static int failed(Exception e, CommandLine c, ParseResult parsed) {
+        PrintWriter err = c.getErr();
+        if (e instanceof UsageException) {
+            err.println(c.getCommandName() + ": " + e.getMessage());
+            err.println("see: " + helpHint(c));
+            err.flush();
+            return USAGE;
+        }
+        err.println(c.getCommandName() + " failed:");
+        e.printStackTrace(err);
+        err.flush();
+        return 1;
+    }
+
+    private static String helpHint(CommandLine c) {
+        return c.getCommandSpec().qualifiedName() + " --help";
     }
 }

@@ -1,41 +1,40 @@
 package dev.remixdb.bench;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Unmatched;
+
 /**
  * {@code jmh}: runs the JMH microbenchmarks of {@code dev.remixdb.bench.jmh}, passing every argument
- * to {@code org.openjdk.jmh.Main} unchanged ({@code -l} lists them, {@code -h} shows JMH's options).
+ * to {@code org.openjdk.jmh.Main} unchanged. It declares no options of its own (not even
+ * {@code --help}), so {@code -h}, {@code -l} and the rest all reach JMH; {@code help jmh} shows this
+ * command's description.
  */
-public final class JmhCommand implements Command {
+@Command(name = "jmh",
+        description = {"JMH microbenchmarks of the inner loops (selector counting, seek, next); JMH's own options.",
+                "",
+                "Runs org.openjdk.jmh.Main with every argument unchanged ('jmh -h' shows JMH's options).",
+                "Benchmarks (dev.remixdb.bench.jmh):",
+                "  SelectorCountBenchmark  scalar vs Vector API selector counting and tag matching",
+                "  SeekBenchmark           REMIX seek (full, partial) vs merging-iterator seek, H=8",
+                "  NextBenchmark           REMIX next vs merging-iterator next, H=8"},
+        synopsisHeading = "",
+        customSynopsis = "Usage: bench/run jmh [JMH options] [benchmark regex]",
+        descriptionHeading = "%n",
+        footer = {"", "Examples:", "  jmh -l", "  jmh SelectorCount -f 1 -wi 1 -i 1 -w 1s -r 1s",
+                "  jmh SeekBenchmark -p index=remix-full,merging -f 1"},
+        usageHelpWidth = BenchMain.HELP_WIDTH)
+public final class JmhCommand implements Callable<Integer> {
+
+    @Unmatched
+    List<String> jmhArgs = new ArrayList<>();
 
     @Override
-    public String name() {
-        return "jmh";
-    }
-
-    @Override
-    public String summary() {
-        return "JMH microbenchmarks of the inner loops (selector counting, seek, next); JMH's own options";
-    }
-
-    @Override
-    public String usage() {
-        return """
-                usage: jmh [JMH options] [benchmark regex]
-
-                Runs org.openjdk.jmh.Main with these arguments. Benchmarks (dev.remixdb.bench.jmh):
-                  SelectorCountBenchmark  scalar vs Vector API selector counting and tag matching
-                  SeekBenchmark           REMIX seek (full, partial) vs merging-iterator seek, H=8
-                  NextBenchmark           REMIX next vs merging-iterator next, H=8
-                Examples:
-                  jmh -l
-                  jmh SelectorCount -f 1 -wi 1 -i 1 -w 1s -r 1s
-                  jmh SeekBenchmark -p index=remix-full,merging -f 1
-                """;
-    }
-
-    @Override
-    public int run(String[] args) throws Exception {
+    public Integer call() throws Exception {
         // JMH's Main calls System.exit itself when it is done or fails.
-        org.openjdk.jmh.Main.main(args);
+        org.openjdk.jmh.Main.main(jmhArgs.toArray(String[]::new));
         return 0;
     }
 }

@@ -2,8 +2,9 @@ package dev.remixdb.cache;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The off-heap cache of table blocks shared by all tables of a store, with a byte budget. Safe for
@@ -11,7 +12,7 @@ import java.util.Objects;
  *
  * <p>Blocks are identified by (file id, block number) and live in {@value #SLOT_BYTES}-byte slots;
  * larger ("jumbo") blocks are not cached: their readers keep them in their own buffers. A block
- * returned by {@link #get} is pinned until {@link CachedBlock#release()}: eviction never reuses
+ * returned by {@link #get} is pinned until {@link BlockPin#release()}: eviction never reuses
  * pinned memory, so a cursor can keep reading its block while other threads fill the cache.
  *
  * <p>Why slots carved from big chunks of one shared arena ({@link SlotAllocator}): a per-block
@@ -32,11 +33,15 @@ public final class BlockCache implements AutoCloseable {
     /** Largest file id: the file id and the block number share one 64-bit key. */
     public static final long MAX_FILE_ID = (1L << (63 - BLOCK_BITS)) - 1;
     private static final int SHARDS = 16;
+    /** Whether new caches use the checking mode of {@link BlockPin} ({@code -Dremixdb.checkBlockPins=true}). */
+    static final boolean CHECK_PINS = Boolean.getBoolean("remixdb.checkBlockPins");
 
     private final long capacityBytes;
     private final Arena arena = Arena.ofShared();
     private final CacheShard[] shards = new CacheShard[SHARDS];
     private final SlotAllocator slots;
+    /** Checking mode: the pins handed out and not yet released, made unreadable by {@link #close()}. */
+    private final Set<CheckedPin> checkedPins;
     private volatile boolean closed;
 
     /**
@@ -44,6 +49,12 @@ public final class BlockCache implements AutoCloseable {
      * 0 is allowed: blocks then stay in memory only while pinned.
      */
     public BlockCache(long capacityBytes) {
+        this(capacityBytes, CHECK_PINS);
+    }
+
+    /** A cache as {@link #BlockCache(long)}, in the checking mode of {@link BlockPin} or not. */
+    BlockCache(long capacityBytes, boolean checkPins) {
+        this.checkedPins = checkPins ? ConcurrentHashMap.newKeySet() : null;
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("negative cache capacity: " + capacityBytes);
         }
@@ -57,16 +68,16 @@ public final class BlockCache implements AutoCloseable {
 
     /**
      * The block {@code block} of file {@code fileId}, pinned: from the cache, or loaded into a free
-     * slot by {@code loader} on a miss. The caller must {@link CachedBlock#release()} it.
+     * slot by {@code loader} on a miss. The caller must {@link BlockPin#release()} it.
      *
      * @param size the block's size in bytes, 1 to {@value #SLOT_BYTES}
      * @throws IOException           what the loader threw (the block is then not cached)
      * @throws IllegalStateException when the cache is closed
      */
-    public CachedBlock get(long fileId, int block, int size, BlockLoader loader) throws IOException {
+    public BlockPin get(long fileId, int block, int size, BlockLoader loader) throws IOException {
         long key = key(fileId, block, size);
         Objects.requireNonNull(loader, "loader");
-        return shard(key).get(key, size, loader);
+        return handle(shard(key).get(key, size, loader));
     }
 
     /**
@@ -74,9 +85,23 @@ public final class BlockCache implements AutoCloseable {
      * neither a hit nor a miss and leaves the block's standing for eviction as it was: for a one-pass
      * reader (a compaction) that must neither fill the cache nor keep blocks in it.
      */
-    public CachedBlock peek(long fileId, int block, int size) {
+    public BlockPin peek(long fileId, int block, int size) {
         long key = key(fileId, block, size);
-        return shard(key).peek(key, size);
+        CachedBlock b = shard(key).peek(key, size);
+        return b == null ? null : handle(b);
+    }
+
+    private BlockPin handle(CachedBlock b) {
+        if (checkedPins == null) {
+            return b;
+        }
+        CheckedPin pin = new CheckedPin(b, checkedPins);
+        checkedPins.add(pin);
+        if (closed) {
+            // Raced close(), which may have missed this pin: make it unreadable too.
+            pin.invalidate();
+        }
+        return pin;
     }
 
     private static long key(long fileId, int block, int size) {
@@ -153,6 +178,11 @@ public final class BlockCache implements AutoCloseable {
             return;
         }
         closed = true;
+        if (checkedPins != null) {
+            for (CheckedPin p : checkedPins) {
+                p.invalidate();
+            }
+        }
         for (CacheShard s : shards) {
             s.clear();
         }

@@ -3,12 +3,13 @@ package dev.remixdb.cache;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A block pinned in a {@link BlockCache}: its memory stays valid and unchanged until
- * {@link #release()}. Every {@link BlockCache#get} pins once, and each pin must be released exactly
- * once; the object is shared by all pinners of the block, so a second release by the same pinner
- * takes away another pinner's pin (it is caught only when the count would go below zero).
+ * A block in a {@link BlockCache}, with its pin count. Every {@link BlockCache#get} pins once, and
+ * each pin must be released exactly once. Outside the checking mode of {@link BlockPin} this object
+ * is the handle every pinner gets, so a second release by the same pinner takes away another
+ * pinner's pin (caught only when the count would go below zero), and a read after release is not
+ * caught at all; the checking mode catches both.
  */
-public final class CachedBlock {
+public final class CachedBlock implements BlockPin {
     final CacheShard shard;
     final long key;
     /** The whole slot, returned to the free list when the block leaves the cache. */
@@ -28,12 +29,12 @@ public final class CachedBlock {
         this.view = view;
     }
 
-    /** The block's bytes (exactly the size it was loaded with). Valid until {@link #release()}. */
+    @Override
     public MemorySegment segment() {
         return view;
     }
 
-    /** Unpins the block. */
+    @Override
     public void release() {
         shard.release(this);
     }

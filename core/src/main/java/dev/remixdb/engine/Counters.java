@@ -2,15 +2,23 @@ package dev.remixdb.engine;
 
 import java.util.concurrent.atomic.LongAdder;
 
-/** The engine's running totals since open, reported by {@code stats()}. */
-final class Counters {
-    final LongAdder userBytes = new LongAdder();
-    final LongAdder walBytes = new LongAdder();
-    final LongAdder flushBytes = new LongAdder();
-    final LongAdder stallNanos = new LongAdder();
-    final LongAdder minor = new LongAdder();
-    final LongAdder major = new LongAdder();
-    final LongAdder split = new LongAdder();
-    final LongAdder abort = new LongAdder();
-    final LongAdder leakedSnapshots = new LongAdder();
+/** The engine's running totals since open, reported by the store's stats. */
+public final class Counters {
+    /** Key and value bytes of every put and delete. */
+    public final LongAdder userBytes = new LongAdder();
+    /** Bytes appended to WALs (re-logged aborted data included). */
+    public final LongAdder walBytes = new LongAdder();
+    /** Bytes of the table and REMIX files compaction wrote. */
+    public final LongAdder tableBytes = new LongAdder();
+    /** Bytes of the MANIFESTs written at each version install. */
+    public final LongAdder manifestBytes = new LongAdder();
+    /** Time writers waited for compaction to make room. */
+    public final LongAdder stallNanos = new LongAdder();
+    /** Partition compactions by kind. */
+    public final LongAdder minor = new LongAdder();
+    public final LongAdder major = new LongAdder();
+    public final LongAdder split = new LongAdder();
+    public final LongAdder abort = new LongAdder();
+    /** Snapshots released by the garbage collector, not by close. */
+    public final LongAdder leakedSnapshots = new LongAdder();
 }

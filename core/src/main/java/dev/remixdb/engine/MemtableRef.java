@@ -4,19 +4,40 @@ import dev.remixdb.memtable.Memtable;
 import dev.remixdb.version.RefCounted;
 
 /**
- * A memtable shared by the views that list it; the last release frees its memory.
+ * A memtable shared by the read states that list it; the last release frees its memory.
  * {@code firstWal} is the oldest WAL holding its writes: after a recovery the memtable holds the
- * replayed WALs too, so all of them stay until it is flushed.
+ * replayed WALs too, so all of them stay until it is compacted.
  */
-final class MemtableRef extends RefCounted {
-    final Memtable memtable;
-    final long firstWal;
-    /** Set (under the engine's lock) when an explicit flush froze it: compaction then aborts nothing. */
-    volatile boolean flushAll;
+public final class MemtableRef extends RefCounted {
+    private final Memtable memtable;
+    private final long firstWal;
+    /**
+     * Set (by the head of the write queue) when {@link WritePipeline#freezeMemtable()} froze it:
+     * compaction then writes all of it to tables and keeps nothing back in memory.
+     */
+    private volatile boolean allToTables;
 
     MemtableRef(Memtable memtable, long firstWal) {
         this.memtable = memtable;
         this.firstWal = firstWal;
+    }
+
+    public Memtable memtable() {
+        return memtable;
+    }
+
+    /** The oldest WAL holding this memtable's writes. */
+    public long firstWal() {
+        return firstWal;
+    }
+
+    /** Whether compaction must write all of it to tables (an explicit freeze). */
+    public boolean allToTables() {
+        return allToTables;
+    }
+
+    void allToTables(boolean all) {
+        this.allToTables = all;
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.remixdb.memtable;
 import static dev.remixdb.memtable.ChunkAllocator.NULL;
 
 import dev.remixdb.remix.Keys;
+import dev.remixdb.util.Limits;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -48,10 +50,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link IllegalStateException} from the FFM API rather than a crash.
  */
 public final class Memtable implements AutoCloseable {
-    /** Longest key accepted: 64 KiB. */
-    public static final int MAX_KEY_LENGTH = 64 << 10;
-    /** Longest value accepted: 64 MiB. */
-    public static final int MAX_VALUE_LENGTH = 64 << 20;
     /** Default size of a memory chunk: 2 MiB, one huge page (see {@link dev.remixdb.io.PageMemory}). */
     public static final int DEFAULT_CHUNK_SIZE = 2 << 20;
 
@@ -96,7 +94,7 @@ public final class Memtable implements AutoCloseable {
      * Adds version {@code seq} of a key: a value, or a tombstone when {@code tombstone} (the value
      * is then ignored and may be null). The key and value are copied. Adding a (key, seq) that is
      * already present is a caller bug and throws {@link IllegalArgumentException}; so do a negative
-     * seq and a key or value over the limits ({@link IndexOutOfBoundsException} for a range outside
+     * seq and a key or value over the {@link Limits} ({@link IndexOutOfBoundsException} for a range outside
      * its segment). Nothing is changed when an exception is thrown.
      * Single writer: see the class comment.
      */
@@ -107,17 +105,13 @@ public final class Memtable implements AutoCloseable {
         if (seq < 0) {
             throw new IllegalArgumentException("seq must not be negative: " + seq);
         }
-        if (keyLen < 0 || keyLen > MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("key length must be in [0, " + MAX_KEY_LENGTH + "]: " + keyLen);
-        }
+        Limits.checkKeyLength(keyLen);
         Objects.checkFromIndexSize(keyOff, keyLen, key.byteSize());
         if (tombstone) {
             valueLen = 0;
         } else {
             Objects.requireNonNull(value, "value");
-            if (valueLen < 0 || valueLen > MAX_VALUE_LENGTH) {
-                throw new IllegalArgumentException("value length must be in [0, " + MAX_VALUE_LENGTH + "]: " + valueLen);
-            }
+            Limits.checkValueLength(valueLen);
             Objects.checkFromIndexSize(valueOff, valueLen, value.byteSize());
         }
         if (!adding.compareAndSet(false, true)) {

@@ -1,6 +1,9 @@
 package dev.remixdb.table;
 
 import dev.remixdb.remix.RunAddress;
+import dev.remixdb.util.NativeBuffer;
+import dev.remixdb.util.Varints;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -17,13 +20,13 @@ final class BlockBuilder implements AutoCloseable {
 
     BlockBuilder(int blockBytes) {
         this.blockBytes = blockBytes;
-        this.entries = new NativeBuffer(blockBytes);
-        this.block = new NativeBuffer(blockBytes);
+        this.entries = NativeBuffer.shared(blockBytes);
+        this.block = NativeBuffer.shared(blockBytes);
     }
 
     /** Bytes of one encoded entry. */
     static int entryBytes(int keyLength, int valueLength, boolean tombstone) {
-        return TableFormat.varintSize(keyLength) + TableFormat.varintSize(valueField(valueLength, tombstone))
+        return Varints.size(keyLength) + Varints.size(valueField(valueLength, tombstone))
                 + keyLength + valueLength;
     }
 
@@ -39,8 +42,8 @@ final class BlockBuilder implements AutoCloseable {
     /** Encodes an entry at {@code at} of {@code dst}; returns the offset after it. */
     static long putEntry(MemorySegment dst, long at, MemorySegment key, long keyOff, int keyLength,
                          MemorySegment value, long valueOff, int valueLength, boolean tombstone) {
-        at = TableFormat.putVarint(dst, at, keyLength);
-        at = TableFormat.putVarint(dst, at, valueField(valueLength, tombstone));
+        at = Varints.put(dst, at, keyLength);
+        at = Varints.put(dst, at, valueField(valueLength, tombstone));
         MemorySegment.copy(key, keyOff, dst, at, keyLength);
         at += keyLength;
         if (valueLength > 0) {

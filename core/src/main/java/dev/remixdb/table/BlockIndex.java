@@ -4,6 +4,7 @@ import static dev.remixdb.table.TableFormat.U32;
 
 import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.Keys;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 

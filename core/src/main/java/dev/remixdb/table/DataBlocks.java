@@ -1,14 +1,16 @@
 package dev.remixdb.table;
 
-import static dev.remixdb.table.TableFormat.BLOCK_RECORD;
-import static dev.remixdb.table.TableFormat.U16;
-import static dev.remixdb.table.TableFormat.U32;
-import static dev.remixdb.table.TableFormat.U64;
-
 import dev.remixdb.io.BlockFile;
 import dev.remixdb.io.BlockReader;
 import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.RunAddress;
+import dev.remixdb.util.Checksums;
+import dev.remixdb.util.Varints;
+
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -16,9 +18,11 @@ import java.lang.foreign.MemorySegment;
 import java.nio.BufferOverflowException;
 import java.nio.BufferUnderflowException;
 import java.nio.file.Path;
-import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
+
+import static dev.remixdb.table.TableFormat.BLOCK_RECORD;
+import static dev.remixdb.table.TableFormat.U16;
+import static dev.remixdb.table.TableFormat.U32;
+import static dev.remixdb.table.TableFormat.U64;
 
 /**
  * The data blocks of an open table: their records (kept in memory, checked once at open) and the
@@ -118,7 +122,7 @@ final class DataBlocks {
         } catch (EOFException e) {
             throw new CorruptionException(path, offset, "file ends inside block " + b + " (truncated after open?)");
         }
-        int actual = TableFormat.crc(src, 0, stored);
+        int actual = Checksums.crc32c(src, 0, stored);
         if (actual != crc(b)) {
             throw new CorruptionException(path, offset, String.format(
                     "block %d (%d bytes) checksum mismatch: expected %08x, actual %08x", b, stored, crc(b), actual));
@@ -202,8 +206,8 @@ final class DataBlocks {
             if (at != end) {
                 throw corrupt(b, "entry " + i + " starts at " + at + ", expected " + end);
             }
-            long k = TableFormat.getVarint(data, at, raw);
-            long v = k < 0 ? -1 : TableFormat.getVarint(data, at + (k & 7), raw);
+            long k = Varints.get(data, at, raw, TableFormat.MAX_VARINT);
+            long v = k < 0 ? -1 : Varints.get(data, at + (k & 7), raw, TableFormat.MAX_VARINT);
             if (v < 0) {
                 throw corrupt(b, "entry " + i + " has a malformed length");
             }

@@ -2,6 +2,8 @@ package dev.remixdb.table;
 
 import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.KeySource;
+import dev.remixdb.util.Varints;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -51,8 +53,8 @@ final class KeysBlockSource implements KeySource {
         if (seen == expected) {
             throw corrupt("has " + (size - pos) + " bytes after the table's " + expected + " keys");
         }
-        long s = TableFormat.getVarint(keys, pos, size);
-        long f = s < 0 ? -1 : TableFormat.getVarint(keys, pos + (s & 7), size);
+        long s = Varints.get(keys, pos, size, TableFormat.MAX_VARINT);
+        long f = s < 0 ? -1 : Varints.get(keys, pos + (s & 7), size, TableFormat.MAX_VARINT);
         if (f < 0) {
             throw corrupt("has a malformed length");
         }

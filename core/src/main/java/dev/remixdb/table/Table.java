@@ -6,12 +6,15 @@ import dev.remixdb.io.BlockReader;
 import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.KeySource;
 import dev.remixdb.remix.Run;
+import dev.remixdb.util.Closeables;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -140,14 +143,7 @@ public final class Table implements Run, AutoCloseable {
             footer.checkCrc(path, TableFormat.SECTION_INDEX, meta, recordBytes);
             return new Table(fileId, path, file, reader, cache, footer, arena, meta);
         } catch (IOException | RuntimeException | Error e) {
-            if (arena != null) {
-                arena.close();
-            }
-            try {
-                file.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            Closeables.closeAll(List.<AutoCloseable>of(arena == null ? () -> { } : arena, file), e);
             throw e;
         }
     }

@@ -2,10 +2,13 @@ package dev.remixdb.table;
 
 import dev.remixdb.cache.BlockCache;
 import dev.remixdb.cache.BlockLoader;
-import dev.remixdb.cache.CachedBlock;
+import dev.remixdb.cache.BlockPin;
 import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.RunAddress;
 import dev.remixdb.remix.RunCursor;
+import dev.remixdb.util.NativeBuffer;
+import dev.remixdb.util.Varints;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -38,7 +41,7 @@ public final class TableCursor implements RunCursor {
 
     private int loaded = -1;
     private MemorySegment data;
-    private CachedBlock pinned;
+    private BlockPin pinned;
     private int loading;
 
     private boolean decoded;
@@ -49,8 +52,8 @@ public final class TableCursor implements RunCursor {
 
     private byte[] scratch;
     /** Jumbo blocks (over a cache slot), and a scan cursor's uncached blocks. */
-    private CursorBuffer own;
-    private CursorBuffer jumboStored;
+    private NativeBuffer own;
+    private NativeBuffer jumboStored;
     private boolean closed;
 
     TableCursor(Table table, boolean scan) {
@@ -244,9 +247,9 @@ public final class TableCursor implements RunCursor {
     private void decode(int i) {
         long at = Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * i));
         long limit = data.byteSize();
-        long k = TableFormat.getVarint(data, at, limit);
+        long k = Varints.get(data, at, limit, TableFormat.MAX_VARINT);
         at += k & 7;
-        long v = TableFormat.getVarint(data, at, limit);
+        long v = Varints.get(data, at, limit, TableFormat.MAX_VARINT);
         keyOffset = at + (v & 7);
         keyLength = (int) (k >>> 3);
         int field = (int) (v >>> 3);
@@ -272,9 +275,9 @@ public final class TableCursor implements RunCursor {
                 data = pinned.segment();
             } else {
                 if (own == null) {
-                    own = new CursorBuffer();
+                    own = NativeBuffer.shared(64 * 1024, 4096);
                 }
-                MemorySegment dst = own.get(raw);
+                MemorySegment dst = own.scratch(raw);
                 blocks.read(block, dst, scratch(block));
                 data = dst;
             }
@@ -304,14 +307,14 @@ public final class TableCursor implements RunCursor {
             return MemorySegment.ofArray(scratch);
         }
         if (jumboStored == null) {
-            jumboStored = new CursorBuffer();
+            jumboStored = NativeBuffer.shared(64 * 1024, 4096);
         }
-        return jumboStored.get(stored);
+        return jumboStored.scratch(stored);
     }
 
     private void releaseBlock() {
         if (pinned != null) {
-            CachedBlock b = pinned;
+            BlockPin b = pinned;
             pinned = null;
             b.release();
         }

@@ -1,13 +1,15 @@
 package dev.remixdb.table;
 
+import dev.remixdb.remix.CorruptionException;
+import dev.remixdb.remix.RunAddress;
+import dev.remixdb.util.Checksums;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
 import static dev.remixdb.table.TableFormat.FOOTER;
 import static dev.remixdb.table.TableFormat.U32;
 import static dev.remixdb.table.TableFormat.U64;
-
-import dev.remixdb.remix.CorruptionException;
-import dev.remixdb.remix.RunAddress;
-import java.lang.foreign.MemorySegment;
-import java.nio.file.Path;
 
 /**
  * The fixed-size footer of a table file (layout in {@link Table}), parsed and checked: every field is
@@ -43,7 +45,7 @@ final class TableFooter {
             throw new CorruptionException(path, at, "bad magic: not a table file, or truncated or extended");
         }
         int expected = f.get(U32, TableFormat.F_CRC);
-        int actual = TableFormat.crc(f, 0, TableFormat.F_CRC);
+        int actual = Checksums.crc32c(f, 0, TableFormat.F_CRC);
         if (expected != actual) {
             throw new CorruptionException(path, at, String.format("footer checksum mismatch: expected %08x, actual %08x",
                     expected, actual));
@@ -114,7 +116,7 @@ final class TableFooter {
 
     /** Checks section {@code section}, held in {@code data[from, from+length)}, against its CRC. */
     void checkCrc(Path path, int section, MemorySegment data, long from) {
-        int actual = TableFormat.crc(data, from, lengths[section]);
+        int actual = Checksums.crc32c(data, from, lengths[section]);
         if (actual != crcs[section]) {
             throw new CorruptionException(path, offsets[section], String.format(
                     "%s checksum mismatch over %d bytes: expected %08x, actual %08x", TableFormat.SECTION_NAMES[section],

@@ -1,10 +1,10 @@
 package dev.remixdb.table;
 
+import dev.remixdb.util.Limits;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.HexFormat;
-import java.util.zip.CRC32C;
 
 /** Constants and small codecs of the table file format; the layout itself is documented on {@link Table}. */
 final class TableFormat {
@@ -17,11 +17,15 @@ final class TableFormat {
     static final long MAGIC = 0x454C_4241_5458_4D52L;
     static final int VERSION = 1;
 
-    /** Longest key: 64 KiB. */
-    static final int MAX_KEY = 1 << 16;
-    /** Longest value: 64 MiB. */
-    static final int MAX_VALUE = 1 << 26;
-    /** Longest varint: 4 bytes carry 28 bits, enough for (MAX_VALUE << 1 | 1). */
+    /** Longest key: the store's limit, 64 KiB. */
+    static final int MAX_KEY = Limits.MAX_KEY_BYTES;
+    /** Longest value: the store's limit, 64 MiB. */
+    static final int MAX_VALUE = Limits.MAX_VALUE_BYTES;
+    /**
+     * Longest varint: 4 bytes carry 28 bits, enough for (MAX_VALUE << 1 | 1). Readers call
+     * {@code Varints.get(segment, at, limit, MAX_VARINT)} directly: the decode of every key is on the
+     * read path, and a wrapper would add a level to the deep inlining chain of FFM accesses.
+     */
     static final int MAX_VARINT = 4;
     /** Largest raw block: a jumbo block of one maximal entry. */
     static final long MAX_RAW_BLOCK = 2 + 2 + 3 + MAX_VARINT + MAX_KEY + (long) MAX_VALUE;
@@ -55,54 +59,10 @@ final class TableFormat {
     static final int SECTION_CKB = 2;
     static final String[] SECTION_NAMES = {"block records", "block index", "compressed keys block"};
 
-    private static final HexFormat HEX = HexFormat.of();
-
     private TableFormat() {}
 
-    static int crc(MemorySegment s, long offset, long length) {
-        CRC32C crc = new CRC32C();
-        for (long at = offset, end = offset + length; at < end; ) {
-            int n = (int) Math.min(end - at, 1 << 30);
-            crc.update(s.asSlice(at, n).asByteBuffer());
-            at += n;
-        }
-        return (int) crc.getValue();
-    }
 
-    static int varintSize(int v) {
-        return v < 1 << 7 ? 1 : v < 1 << 14 ? 2 : v < 1 << 21 ? 3 : 4;
-    }
 
-    /** Writes {@code v} (below 2^28) as a LEB128 varint at {@code at}; returns the offset after it. */
-    static long putVarint(MemorySegment s, long at, int v) {
-        while (v >= 0x80) {
-            s.set(U8, at++, (byte) (v | 0x80));
-            v >>>= 7;
-        }
-        s.set(U8, at++, (byte) v);
-        return at;
-    }
 
-    /**
-     * Reads a varint of at most {@value #MAX_VARINT} bytes at {@code at}, not reading at or past
-     * {@code limit}. Returns {@code value << 3 | size}, or -1 when it is cut off or too long.
-     */
-    static long getVarint(MemorySegment s, long at, long limit) {
-        int value = 0;
-        for (int i = 0; i < MAX_VARINT && at + i < limit; i++) {
-            int b = s.get(U8, at + i);
-            value |= (b & 0x7F) << (7 * i);
-            if (b >= 0) {
-                return ((long) value << 3) | (i + 1);
-            }
-        }
-        return -1;
-    }
 
-    /** The key as hex for messages, shortened past 32 bytes. */
-    static String hex(MemorySegment s, long offset, int length) {
-        int shown = Math.min(length, 32);
-        byte[] b = s.asSlice(offset, shown).toArray(U8);
-        return "0x" + HEX.formatHex(b) + (shown < length ? "...(" + length + " bytes)" : "");
-    }
 }

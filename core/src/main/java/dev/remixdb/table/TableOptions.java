@@ -8,13 +8,13 @@ import java.util.Objects;
  *
  * @param blockBytes  size of a data block: a power of two from 256 to 4096, so that every block but a
  *                    jumbo one fits one {@link dev.remixdb.cache.BlockCache} slot. Default: 4096
- * @param compression block compression. Default: {@link Compression#NONE}
+ * @param compression block compression. Default: {@link BlockCompression#NONE}
  * @param keysBlock   whether to write the compressed keys block (CKB), which lets a REMIX rebuild
  *                    read this table's keys without reading its data blocks. Default: true
  */
-public record TableOptions(int blockBytes, Compression compression, boolean keysBlock) {
+public record TableOptions(int blockBytes, BlockCompression compression, boolean keysBlock) {
     /** 4096-byte blocks, no compression, with a keys block. */
-    public static final TableOptions DEFAULT = new TableOptions(4096, Compression.NONE, true);
+    public static final TableOptions DEFAULT = new TableOptions(4096, BlockCompression.NONE, true);
 
     public TableOptions {
         if (blockBytes < 256 || blockBytes > 4096 || Integer.bitCount(blockBytes) != 1) {
@@ -29,7 +29,7 @@ public record TableOptions(int blockBytes, Compression compression, boolean keys
     }
 
     /** A copy with another compression. */
-    public TableOptions withCompression(Compression c) {
+    public TableOptions withCompression(BlockCompression c) {
         return new TableOptions(blockBytes, c, keysBlock);
     }
 

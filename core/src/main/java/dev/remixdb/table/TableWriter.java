@@ -2,6 +2,13 @@ package dev.remixdb.table;
 
 import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.RunAddress;
+import dev.remixdb.util.Checksums;
+import dev.remixdb.util.Closeables;
+import dev.remixdb.util.NativeBuffer;
+
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Factory;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -9,10 +16,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import net.jpountz.lz4.LZ4Compressor;
-import net.jpountz.lz4.LZ4Factory;
 
 /**
  * Writes one table file (format in {@link Table}) from keys given in strictly increasing order.
@@ -51,16 +57,16 @@ public final class TableWriter implements AutoCloseable {
     public TableWriter(Path path, TableOptions options) throws IOException {
         this.path = Objects.requireNonNull(path, "path");
         this.options = Objects.requireNonNull(options, "options");
-        this.compressor = options.compression() == Compression.LZ4 ? LZ4Factory.fastestJavaInstance().fastCompressor() : null;
+        this.compressor = options.compression() == BlockCompression.LZ4 ? LZ4Factory.fastestJavaInstance().fastCompressor() : null;
         // Native buffers only once the file exists: a refused path must not leave memory behind.
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         this.out = new TableOutput(path, channel);
         this.block = new BlockBuilder(options.blockBytes());
-        this.records = new NativeBuffer(1024);
-        this.separatorOffsets = new NativeBuffer(256);
-        this.separators = new NativeBuffer(1024);
-        this.keys = new NativeBuffer(4096);
-        this.lastKey = new NativeBuffer(256);
+        this.records = NativeBuffer.shared(1024);
+        this.separatorOffsets = NativeBuffer.shared(256);
+        this.separators = NativeBuffer.shared(1024);
+        this.keys = NativeBuffer.shared(4096);
+        this.lastKey = NativeBuffer.shared(256);
     }
 
     /** Adds {@code key} with {@code value}. */
@@ -109,8 +115,8 @@ public final class TableWriter implements AutoCloseable {
             MemorySegment last = lastKey.segment();
             int lastLen = (int) lastKey.size();
             if (Keys.compare(last, 0, lastLen, key, keyOff, keyLen) >= 0) {
-                throw new IllegalArgumentException("keys must be strictly increasing: " + TableFormat.hex(key, keyOff, keyLen)
-                        + " after " + TableFormat.hex(last, 0, lastLen) + " in " + path);
+                throw new IllegalArgumentException("keys must be strictly increasing: " + Keys.toString(key, keyOff, keyLen)
+                        + " after " + Keys.toString(last, 0, lastLen) + " in " + path);
             }
             common = Keys.commonPrefix(last, 0, lastLen, key, keyOff, keyLen);
         }
@@ -130,7 +136,7 @@ public final class TableWriter implements AutoCloseable {
                 if (block.count() > 0) {
                     flushBlock();
                 }
-                separatorOffsets.putU32((int) separators.size());
+                separatorOffsets.putInt((int) separators.size());
                 separators.put(key, keyOff, separator);
             }
             if (isJumbo) {
@@ -162,7 +168,7 @@ public final class TableWriter implements AutoCloseable {
     private void writeJumbo(MemorySegment key, long keyOff, int keyLen, MemorySegment value, long valueOff, int valueLen,
                             boolean tombstone, int entry) throws IOException {
         if (jumbo == null) {
-            jumbo = new NativeBuffer(4L + entry);
+            jumbo = NativeBuffer.shared(4L + entry);
         }
         jumbo.clear();
         long raw = 4L + entry;
@@ -193,7 +199,7 @@ public final class TableWriter implements AutoCloseable {
         if (compressor != null) {
             int max = compressor.maxCompressedLength((int) rawLength);
             if (compressed == null) {
-                compressed = new NativeBuffer(max);
+                compressed = NativeBuffer.shared(max);
             }
             compressed.clear();
             compressed.reserve(max);
@@ -212,14 +218,14 @@ public final class TableWriter implements AutoCloseable {
             }
         }
         long offset = out.position();
-        int crc = TableFormat.crc(stored, 0, storedLength);
+        int crc = Checksums.crc32c(stored, 0, storedLength);
         out.write(stored, 0, storedLength);
-        records.putU64(offset);
-        records.putU32((int) storedLength);
-        records.putU32((int) rawLength);
-        records.putU32(crc);
-        records.putU16(count);
-        records.putU16(flags);
+        records.putLong(offset);
+        records.putInt((int) storedLength);
+        records.putInt((int) rawLength);
+        records.putInt(crc);
+        records.putShort(count);
+        records.putShort(flags);
         blockCount++;
         if (compressed != null && compressed.segment().byteSize() > KEEP_BUFFER) {
             compressed.close();
@@ -263,12 +269,12 @@ public final class TableWriter implements AutoCloseable {
                 for (int s = 0; s < 3; s++) {
                     offsets[s] = out.position();
                     lengths[s] = sizes[s];
-                    crcs[s] = TableFormat.crc(sections[s], 0, sizes[s]);
+                    crcs[s] = Checksums.crc32c(sections[s], 0, sizes[s]);
                     out.write(sections[s], 0, sizes[s]);
                 }
             }
             long fileBytes = out.position() + TableFormat.FOOTER;
-            try (NativeBuffer footer = new NativeBuffer(TableFormat.FOOTER)) {
+            try (NativeBuffer footer = NativeBuffer.shared(TableFormat.FOOTER)) {
                 footer.reserve(TableFormat.FOOTER);
                 MemorySegment f = footer.segment();
                 f.fill((byte) 0);
@@ -285,7 +291,7 @@ public final class TableWriter implements AutoCloseable {
                     f.set(TableFormat.U32, TableFormat.F_CRCS + 4L * s, crcs[s]);
                 }
                 f.set(TableFormat.U64, TableFormat.F_FILE_BYTES, fileBytes);
-                f.set(TableFormat.U32, TableFormat.F_CRC, TableFormat.crc(f, 0, TableFormat.F_CRC));
+                f.set(TableFormat.U32, TableFormat.F_CRC, Checksums.crc32c(f, 0, TableFormat.F_CRC));
                 out.write(f, 0, TableFormat.FOOTER);
             }
             out.force();
@@ -304,15 +310,15 @@ public final class TableWriter implements AutoCloseable {
     /** Block index section: first and last key, then the separator of each block (see {@link Table}). */
     private NativeBuffer buildIndex() {
         long lastLength = keyCount == 0 ? 0 : lastKey.size();
-        NativeBuffer index = new NativeBuffer(8 + 2 * lastLength + separatorOffsets.size() + 4 + separators.size());
-        index.putU32(firstKey == null ? 0 : firstKey.length);
-        index.putU32((int) lastLength);
+        NativeBuffer index = NativeBuffer.shared(8 + 2 * lastLength + separatorOffsets.size() + 4 + separators.size());
+        index.putInt(firstKey == null ? 0 : firstKey.length);
+        index.putInt((int) lastLength);
         if (firstKey != null) {
             index.put(MemorySegment.ofArray(firstKey), 0, firstKey.length);
         }
         index.put(lastKey.segment(), 0, lastLength);
         index.put(separatorOffsets.segment(), 0, separatorOffsets.size());
-        index.putU32((int) separators.size());
+        index.putInt((int) separators.size());
         index.put(separators.segment(), 0, separators.size());
         return index;
     }
@@ -334,23 +340,10 @@ public final class TableWriter implements AutoCloseable {
         }
         state = State.CLOSED;
         freeBuffers();
-        IOException failure = null;
-        try {
-            out.close();
-        } catch (IOException e) {
-            failure = e;
-        }
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
-        }
+        Throwable failure = Closeables.closeAll(List.<AutoCloseable>of(out, () -> Files.deleteIfExists(path)), null);
         if (failure != null) {
-            throw new UncheckedIOException("abandoning table " + path + ": " + failure.getMessage(), failure);
+            throw new UncheckedIOException("abandoning table " + path + ": " + failure.getMessage(),
+                    failure instanceof IOException io ? io : new IOException(failure));
         }
     }
 

@@ -1,6 +1,9 @@
 package dev.remixdb.version;
 
+import dev.remixdb.files.FileNames;
+import dev.remixdb.files.StoreDirectory;
 import dev.remixdb.remix.CorruptionException;
+import dev.remixdb.util.Checksums;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,11 +16,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * The MANIFEST file: which partitions, tables and REMIX files make up the current version, and
- * which WALs still hold unflushed writes. It is replaced as a whole, crash-atomically: written to
+ * which WALs still hold writes no table holds yet. It is replaced as a whole, crash-atomically: written to
  * MANIFEST.tmp, forced, renamed over MANIFEST, and the directory forced.
  *
  * <p>Layout (little-endian):
@@ -80,7 +82,7 @@ public final class Manifest {
                 b.putLong(t);
             }
         }
-        b.putInt(crc(b.array(), size - 4));
+        b.putInt(Checksums.crc32c(b.array(), 0, size - 4));
         return b.array();
     }
 
@@ -102,16 +104,10 @@ public final class Manifest {
         }
         Files.move(tmp, dir.resolve(FileNames.MANIFEST), StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
-        syncDirectory(dir);
+        StoreDirectory.sync(dir);
         return bytes.length;
     }
 
-    /** Forces the directory's entries (new, renamed and deleted files) to disk. */
-    public static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
-    }
 
     /** Reads the directory's MANIFEST; null when there is none. */
     public static Data read(Path dir) throws IOException {
@@ -132,7 +128,7 @@ public final class Manifest {
         }
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int stored = b.getInt(bytes.length - 4);
-        int actual = crc(bytes, bytes.length - 4);
+        int actual = Checksums.crc32c(bytes, 0, bytes.length - 4);
         if (stored != actual) {
             throw new CorruptionException(file, bytes.length - 4, String.format(
                     "manifest checksum mismatch: expected %08x, actual %08x", stored, actual));
@@ -196,9 +192,4 @@ public final class Manifest {
         }
     }
 
-    private static int crc(byte[] bytes, int length) {
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, length);
-        return (int) crc.getValue();
-    }
 }

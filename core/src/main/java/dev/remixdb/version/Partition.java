@@ -2,14 +2,12 @@ package dev.remixdb.version;
 
 import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.Remix;
-import dev.remixdb.table.Table;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -78,14 +76,6 @@ public final class Partition extends RefCounted {
         return tables;
     }
 
-    /** The tables as REMIX runs. */
-    public List<Table> runs() {
-        List<Table> runs = new ArrayList<>(tables.size());
-        for (TableHandle t : tables) {
-            runs.add(t.table());
-        }
-        return runs;
-    }
 
     /** The REMIX over the tables, or null when the partition has none. */
     public Remix remix() {
@@ -159,6 +149,6 @@ public final class Partition extends RefCounted {
 
     @Override
     public String toString() {
-        return "partition[lower=" + Bytes.toString(lower) + ", tables=" + tables.size() + "]";
+        return "partition[lower=" + Keys.toString(lower) + ", tables=" + tables.size() + "]";
     }
 }

@@ -1,5 +1,7 @@
 package dev.remixdb.version;
 
+import dev.remixdb.remix.Keys;
+
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -18,7 +20,7 @@ public final class Version extends RefCounted {
             throw new IllegalArgumentException("the first partition must start at the empty key");
         }
         for (int i = 1; i < partitions.size(); i++) {
-            if (Bytes.compare(partitions.get(i - 1).lower(), partitions.get(i).lower()) >= 0) {
+            if (Keys.compare(partitions.get(i - 1).lower(), partitions.get(i).lower()) >= 0) {
                 throw new IllegalArgumentException("partition bounds out of order at " + i);
             }
         }

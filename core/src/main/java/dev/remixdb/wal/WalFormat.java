@@ -1,10 +1,11 @@
 package dev.remixdb.wal;
 
+import dev.remixdb.util.Checksums;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.zip.CRC32C;
 
 /** Constants and small codecs of the WAL format; the layout itself is documented on {@link WalWriter}. */
 final class WalFormat {
@@ -22,6 +23,8 @@ final class WalFormat {
     static final int MAX_PAYLOAD = 1 << 30;
     static final byte PUT = 1;
     static final byte DELETE = 2;
+    /** Varints of key and value lengths take at most five bytes (lengths below 2^31). */
+    static final int MAX_VARINT = 5;
 
     private WalFormat() {}
 
@@ -31,29 +34,10 @@ final class WalFormat {
         MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, h, 0, MAGIC.length);
         h.set(SHORT, 6, VERSION);
         h.set(LONG, 8, fileNumber);
-        h.set(INT, 20, crc(h, 0, 20));
+        h.set(INT, 20, Checksums.crc32c(h, 0, 20));
         return h.toArray(ValueLayout.JAVA_BYTE);
     }
 
-    /** CRC32C of {@code seg[off, off+len)}. */
-    static int crc(MemorySegment seg, long off, long len) {
-        CRC32C crc = new CRC32C();
-        crc.update(seg.asSlice(off, len).asByteBuffer());
-        return (int) crc.getValue();
-    }
 
-    /** Bytes of {@code v >= 0} as an unsigned LEB128 varint. */
-    static int varintSize(int v) {
-        return v < 1 << 7 ? 1 : v < 1 << 14 ? 2 : v < 1 << 21 ? 3 : v < 1 << 28 ? 4 : 5;
-    }
 
-    /** Writes {@code v >= 0} as a varint at {@code at}; returns the offset after it. */
-    static long putVarint(MemorySegment seg, long at, int v) {
-        while (v >= 0x80) {
-            seg.set(ValueLayout.JAVA_BYTE, at++, (byte) (v | 0x80));
-            v >>>= 7;
-        }
-        seg.set(ValueLayout.JAVA_BYTE, at++, (byte) v);
-        return at;
-    }
 }

@@ -5,12 +5,16 @@ import static dev.remixdb.wal.WalFormat.FILE_HEADER_SIZE;
 import static dev.remixdb.wal.WalFormat.INT;
 import static dev.remixdb.wal.WalFormat.LONG;
 import static dev.remixdb.wal.WalFormat.MAX_PAYLOAD;
+import static dev.remixdb.wal.WalFormat.MAX_VARINT;
 import static dev.remixdb.wal.WalFormat.PAYLOAD_PREFIX;
 import static dev.remixdb.wal.WalFormat.PUT;
 import static dev.remixdb.wal.WalFormat.RECORD_HEADER_SIZE;
-import static dev.remixdb.wal.WalFormat.crc;
 
 import dev.remixdb.remix.CorruptionException;
+import dev.remixdb.util.Checksums;
+import dev.remixdb.util.Limits;
+import dev.remixdb.util.Varints;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -162,7 +166,7 @@ public final class WalReader {
             throw new CorruptionException(path, 0, "bad magic: not a RemixDB WAL");
         }
         int stored = s.get(INT, 20);
-        int actual = crc(s, 0, 20);
+        int actual = Checksums.crc32c(s, 0, 20);
         if (stored != actual) {
             throw new CorruptionException(path, 20, "file header checksum mismatch: stored " + hex(stored) + ", computed " + hex(actual));
         }
@@ -189,7 +193,7 @@ public final class WalReader {
         int length = s.get(INT, o);
         int payloadCrc = s.get(INT, o + 4);
         int stored = s.get(INT, o + 8);
-        int actual = crc(s, o, 8);
+        int actual = Checksums.crc32c(s, o, 8);
         if (stored != actual) {
             return tornOrCorrupt(pos, pos + RECORD_HEADER_SIZE,
                     "record header checksum mismatch at offset " + pos + ": stored " + hex(stored) + ", computed " + hex(actual));
@@ -205,7 +209,7 @@ public final class WalReader {
         long payloadPos = pos + RECORD_HEADER_SIZE;
         s = in.load(payloadPos, length);
         o = in.offset(payloadPos);
-        actual = crc(s, o, length);
+        actual = Checksums.crc32c(s, o, length);
         if (actual != payloadCrc) {
             return tornOrCorrupt(pos, end,
                     "record payload checksum mismatch at offset " + pos + ": stored " + hex(payloadCrc) + ", computed " + hex(actual));
@@ -243,7 +247,7 @@ public final class WalReader {
             byte type = s.get(ValueLayout.JAVA_BYTE, at++);
             int keyLen = varint(s, end, filePos - o);
             int valueLen = varint(s, end, filePos - o);
-            if ((type != PUT && type != DELETE) || keyLen > WalOp.MAX_KEY_LENGTH || valueLen > WalOp.MAX_VALUE_LENGTH
+            if ((type != PUT && type != DELETE) || keyLen > Limits.MAX_KEY_BYTES || valueLen > Limits.MAX_VALUE_BYTES
                     || (type == DELETE && valueLen != 0) || at + keyLen + valueLen > end) {
                 throw new CorruptionException(path, filePos + (opAt - o), "bad op " + i + ": type " + type
                         + ", key length " + keyLen + ", value length " + valueLen);
@@ -265,19 +269,12 @@ public final class WalReader {
 
     /** An unsigned LEB128 varint below 2^31 at {@link #at}; {@code toFile} maps buffer to file offsets. */
     private int varint(MemorySegment s, long end, long toFile) {
-        long start = at;
-        int v = 0;
-        for (int shift = 0; shift < 35 && at < end; shift += 7) {
-            int b = s.get(ValueLayout.JAVA_BYTE, at++);
-            v |= (b & 0x7F) << shift;
-            if (b >= 0) {
-                if (v < 0 || (shift == 28 && b > 7)) {
-                    break;
-                }
-                return v;
-            }
+        long v = Varints.get(s, at, end, MAX_VARINT);
+        if (v < 0) {
+            throw new CorruptionException(path, at + toFile, "bad varint");
         }
-        throw new CorruptionException(path, start + toFile, "bad varint");
+        at += v & 7;
+        return (int) (v >>> 3);
     }
 
     private static String hex(int v) {

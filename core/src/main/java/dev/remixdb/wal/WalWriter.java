@@ -8,15 +8,18 @@ import static dev.remixdb.wal.WalFormat.MAX_PAYLOAD;
 import static dev.remixdb.wal.WalFormat.PAYLOAD_PREFIX;
 import static dev.remixdb.wal.WalFormat.PUT;
 import static dev.remixdb.wal.WalFormat.RECORD_HEADER_SIZE;
-import static dev.remixdb.wal.WalFormat.crc;
-import static dev.remixdb.wal.WalFormat.putVarint;
-import static dev.remixdb.wal.WalFormat.varintSize;
+
+import dev.remixdb.util.Checksums;
+import dev.remixdb.util.Closeables;
+import dev.remixdb.util.NativeBuffer;
+import dev.remixdb.util.Varints;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -68,13 +71,15 @@ public final class WalWriter implements AutoCloseable {
 
     private final Path path;
     private final FileChannel channel;
-    private Arena bufferArena;
-    private MemorySegment buffer;
+    /** Shared: appends may come from different threads over time (whoever leads the group commit). */
+    private final NativeBuffer buffer = NativeBuffer.shared(64 << 10);
     private volatile long size;
     private boolean failed;
     /** Why the append that left {@link #failed} set failed. */
     private Exception failure;
     private volatile boolean closed;
+    /** Set when {@link #close()} did not sync (an append had failed, or the sync failed). */
+    private volatile boolean closedUnsynced;
 
     private WalWriter(Path path, FileChannel channel) {
         this.path = path;
@@ -123,14 +128,14 @@ public final class WalWriter implements AutoCloseable {
         long payload = PAYLOAD_PREFIX;
         for (WalOp op : ops) {
             Objects.requireNonNull(op, "op");
-            payload += 1 + varintSize(op.key().length) + varintSize(op.value().length) + op.key().length + op.value().length;
+            payload += 1 + Varints.size(op.key().length) + Varints.size(op.value().length) + op.key().length + op.value().length;
         }
         if (payload > MAX_PAYLOAD) {
             throw new IllegalArgumentException("record payload over " + MAX_PAYLOAD + " bytes: " + payload);
         }
         long total = RECORD_HEADER_SIZE + payload;
         try (Arena temporary = total > REUSED_BUFFER_LIMIT ? Arena.ofConfined() : null) {
-            MemorySegment record = temporary != null ? temporary.allocate(total) : reusedBuffer(total);
+            MemorySegment record = temporary != null ? temporary.allocate(total) : buffer.scratch(total);
             encode(record, firstSeq, ops, (int) payload);
             failed = true;  // until the whole record is written
             try {
@@ -152,31 +157,18 @@ public final class WalWriter implements AutoCloseable {
         at += PAYLOAD_PREFIX;
         for (WalOp op : ops) {
             record.set(ValueLayout.JAVA_BYTE, at++, op.delete() ? DELETE : PUT);
-            at = putVarint(record, at, op.key().length);
-            at = putVarint(record, at, op.value().length);
+            at = Varints.put(record, at, op.key().length);
+            at = Varints.put(record, at, op.value().length);
             MemorySegment.copy(op.key(), 0, record, ValueLayout.JAVA_BYTE, at, op.key().length);
             at += op.key().length;
             MemorySegment.copy(op.value(), 0, record, ValueLayout.JAVA_BYTE, at, op.value().length);
             at += op.value().length;
         }
         record.set(INT, 0, payload);
-        record.set(INT, 4, crc(record, RECORD_HEADER_SIZE, payload));
-        record.set(INT, 8, crc(record, 0, 8));
+        record.set(INT, 4, Checksums.crc32c(record, RECORD_HEADER_SIZE, payload));
+        record.set(INT, 8, Checksums.crc32c(record, 0, 8));
     }
 
-    private MemorySegment reusedBuffer(long bytes) {
-        if (buffer == null || buffer.byteSize() < bytes) {
-            // Shared: appends may come from different threads over time (whoever leads the group commit).
-            Arena next = Arena.ofShared();
-            MemorySegment grown = next.allocate(Math.max(bytes, buffer == null ? 64 << 10 : 2 * buffer.byteSize()));
-            if (bufferArena != null) {
-                bufferArena.close();
-            }
-            bufferArena = next;
-            buffer = grown;
-        }
-        return buffer;
-    }
 
     private void writeFully(ByteBuffer bytes, long position) throws IOException {
         long at = position;
@@ -185,10 +177,30 @@ public final class WalWriter implements AutoCloseable {
         }
     }
 
-    /** Makes everything appended so far durable (file data and length; {@code force(false)}). */
+    /**
+     * Makes everything appended so far durable (file data and length; {@code force(false)}). After a
+     * clean {@link #close()}, which synced, there is nothing left to do.
+     *
+     * @throws IOException when the sync fails, or the writer was closed after a failed append
+     */
     public void sync() throws IOException {
-        checkOpen();
-        channel.force(false);
+        if (!closed) {
+            try {
+                channel.force(false);
+                return;
+            } catch (ClosedChannelException e) {
+                if (!closed) {
+                    throw e;
+                }
+                // Closed meanwhile: the close synced, or says why not.
+            }
+        }
+        synchronized (this) {  // waits for a close in progress
+            if (closedUnsynced) {
+                throw new IOException(path + " was closed without a sync (after a failed append or sync);"
+                        + " what it holds is not known to be durable");
+            }
+        }
     }
 
     /** The file length: header plus the records appended. */
@@ -213,36 +225,19 @@ public final class WalWriter implements AutoCloseable {
         if (closed) {
             return;
         }
+        closedUnsynced = true;
         closed = true;
         Throwable failure = null;
         try {
             if (!failed) {
                 channel.force(false);
+                closedUnsynced = false;
             }
         } catch (IOException | RuntimeException e) {
             failure = e;
         }
-        try {
-            channel.close();
-        } catch (IOException | RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        if (bufferArena != null) {
-            bufferArena.close();
-        }
-        if (failure instanceof IOException io) {
-            throw io;
-        } else if (failure != null) {
-            throw (RuntimeException) failure;
-        }
-    }
-
-    private static Throwable addTo(Throwable first, Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
+        failure = Closeables.closeAll(List.of(channel, buffer), failure);
+        Closeables.rethrow(failure);
     }
 
     @Override

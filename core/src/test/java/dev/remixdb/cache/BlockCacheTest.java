@@ -1,9 +1,12 @@
 package dev.remixdb.cache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
 
 /** {@link BlockCache}: hits and misses, pinning against eviction, the budget, file eviction, close. */
 class BlockCacheTest {
@@ -50,7 +52,7 @@ class BlockCacheTest {
         return MemorySegment.ofArray(b);
     }
 
-    private static CachedBlock get(BlockCache c, long file, int block, AtomicInteger loads) throws IOException {
+    private static BlockPin get(BlockCache c, long file, int block, AtomicInteger loads) throws IOException {
         return c.get(file, block, size(file, block), loader(file, block, loads));
     }
 
@@ -58,9 +60,9 @@ class BlockCacheTest {
     void secondGetIsAHit() throws IOException {
         AtomicInteger loads = new AtomicInteger();
         try (BlockCache c = new BlockCache(1 << 20)) {
-            CachedBlock a = get(c, 1, 5, loads);
-            CachedBlock b = get(c, 1, 5, loads);
-            assertSame(a, b);
+            BlockPin a = get(c, 1, 5, loads);
+            BlockPin b = get(c, 1, 5, loads);
+            assertEquals(a.segment().address(), b.segment().address(), "one slot holds the block");
             assertEquals(1, loads.get());
             assertEquals(1, c.hits());
             assertEquals(1, c.misses());
@@ -75,7 +77,7 @@ class BlockCacheTest {
     void pinnedBlocksAreNeverEvictedAndTheExcessGoesWhenReleased() throws IOException {
         AtomicInteger loads = new AtomicInteger();
         try (BlockCache c = new BlockCache(2 * BlockCache.SLOT_BYTES)) {
-            List<CachedBlock> pinned = new ArrayList<>();
+            List<BlockPin> pinned = new ArrayList<>();
             for (int b = 0; b < 40; b++) {
                 pinned.add(get(c, 1, b, loads));
             }
@@ -86,7 +88,7 @@ class BlockCacheTest {
                 assertEquals(-1, MemorySegment.mismatch(s, 0, s.byteSize(), expected(1, b), 0, size(1, b)), "block " + b);
             }
             long memory = c.memoryBytes();
-            pinned.forEach(CachedBlock::release);
+            pinned.forEach(BlockPin::release);
             assertTrue(c.blockCount() <= 2, c.blockCount() + " blocks cached over a budget of 2");
             for (int b = 100; b < 140; b++) {
                 get(c, 1, b, loads).release();  // reuses the slots carved while over budget
@@ -99,9 +101,9 @@ class BlockCacheTest {
     void capacityZeroKeepsOnlyPinnedBlocks() throws IOException {
         AtomicInteger loads = new AtomicInteger();
         try (BlockCache c = new BlockCache(0)) {
-            CachedBlock a = get(c, 2, 1, loads);
-            CachedBlock again = get(c, 2, 1, loads);
-            assertSame(a, again);
+            BlockPin a = get(c, 2, 1, loads);
+            BlockPin again = get(c, 2, 1, loads);
+            assertEquals(a.segment().address(), again.segment().address(), "a hit on the pinned block");
             a.release();
             again.release();
             assertEquals(0, c.blockCount());
@@ -122,7 +124,8 @@ class BlockCacheTest {
         AtomicInteger loads = new AtomicInteger();
         Random rnd = new Random(7);
         java.util.Set<Long> cached = new java.util.HashSet<>();
-        try (BlockCache c = new BlockCache(64L << 20)) {
+        // The cache's own logic: plain handles (the checking ones are tested on their own below).
+        try (BlockCache c = new BlockCache(64L << 20, false)) {
             for (int step = 0; step < 60_000; step++) {
                 long file = 1 + rnd.nextInt(40);
                 if (rnd.nextInt(500) == 0) {
@@ -132,7 +135,7 @@ class BlockCacheTest {
                 }
                 int block = rnd.nextInt(200);
                 int before = loads.get();
-                CachedBlock b = get(c, file, block, loads);
+                BlockPin b = get(c, file, block, loads);
                 boolean wasCached = !cached.add(file << 20 | block);
                 assertEquals(wasCached ? before : before + 1, loads.get(), "file " + file + " block " + block);
                 MemorySegment seg = b.segment();
@@ -151,7 +154,7 @@ class BlockCacheTest {
                 get(c, 1, b, loads).release();
                 get(c, 2, b, loads).release();
             }
-            CachedBlock pinned = get(c, 1, 3, loads);
+            BlockPin pinned = get(c, 1, 3, loads);
             c.evictFile(1);
             assertEquals(10, c.blockCount());
             MemorySegment s = pinned.segment();
@@ -191,7 +194,7 @@ class BlockCacheTest {
         assertThrows(IllegalArgumentException.class, () -> c.get(1, 0, 0, loader(0, 0, loads)));
         c.get(1, 0, 10, loader(1, 0, loads)).release();
         assertThrows(IllegalStateException.class, () -> c.get(1, 0, 11, loader(1, 0, loads)), "size differs from the cached block");
-        CachedBlock pinned = c.get(1, 1, 10, loader(1, 1, loads));
+        BlockPin pinned = c.get(1, 1, 10, loader(1, 1, loads));
         c.close();
         pinned.release();  // harmless after close
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> c.get(1, 0, 10, loader(1, 0, loads)));
@@ -214,25 +217,27 @@ class BlockCacheTest {
         }
         AtomicInteger loads = new AtomicInteger();
         AtomicLong maxMemory = new AtomicLong();
-        try (BlockCache c = new BlockCache(capacity); ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+        // The cache's own logic under contention: plain handles, so that the threads do not spend the
+        // test closing the checking mode's arenas (tested on their own below).
+        try (BlockCache c = new BlockCache(capacity, false); ExecutorService pool = Executors.newFixedThreadPool(threads)) {
             List<Future<?>> futures = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 long seed = t;
                 futures.add(pool.submit(() -> {
                     Random rnd = new Random(seed);
                     ArrayDeque<long[]> held = new ArrayDeque<>();
-                    ArrayDeque<CachedBlock> blocks = new ArrayDeque<>();
+                    ArrayDeque<BlockPin> blocks = new ArrayDeque<>();
                     for (int i = 0; i < ops; i++) {
                         // Skewed: a hot set of blocks and a long tail, so there are hits and evictions.
                         int f = rnd.nextInt(FILES);
                         int b = rnd.nextInt(4) == 0 ? rnd.nextInt(BLOCKS) : rnd.nextInt(16);
-                        CachedBlock cb = get(c, f, b, loads);
+                        BlockPin cb = get(c, f, b, loads);
                         check(cb, expected[f][b]);
                         held.add(new long[] {f, b});
                         blocks.add(cb);
                         if (blocks.size() == pinsPerThread) {
                             long[] id = held.poll();
-                            CachedBlock old = blocks.poll();
+                            BlockPin old = blocks.poll();
                             check(old, expected[(int) id[0]][(int) id[1]]);
                             old.release();
                         }
@@ -240,7 +245,7 @@ class BlockCacheTest {
                             maxMemory.accumulateAndGet(c.memoryBytes(), Math::max);
                         }
                     }
-                    blocks.forEach(CachedBlock::release);
+                    blocks.forEach(BlockPin::release);
                     return null;
                 }));
             }
@@ -257,7 +262,41 @@ class BlockCacheTest {
         }
     }
 
-    private static void check(CachedBlock b, MemorySegment expected) {
+    @Test
+    void inCheckingModeAReleasedPinCannotBeReadOrReleasedAgain() throws IOException {
+        AtomicInteger loads = new AtomicInteger();
+        try (BlockCache c = new BlockCache(1 << 20, true)) {
+            BlockPin a = get(c, 1, 5, loads);
+            BlockPin b = get(c, 1, 5, loads);
+            assertNotSame(a, b, "each holder has a handle of its own");
+            assertEquals(1, loads.get());
+            check(a, expected(1, 5));
+            a.release();
+            assertThrows(IllegalStateException.class, () -> a.segment().get(ValueLayout.JAVA_BYTE, 0), "read after release");
+            assertThrows(IllegalStateException.class, a::release, "second release by the same holder");
+            check(b, expected(1, 5));  // the other holder's pin is untouched
+            BlockPin held = get(c, 2, 0, loads);
+            c.close();
+            assertThrows(IllegalStateException.class, () -> held.segment().get(ValueLayout.JAVA_BYTE, 0),
+                    "the cache's memory is gone: a held pin must fail, not read freed memory");
+            held.release();
+            b.release();
+        }
+    }
+
+    @Test
+    void outsideCheckingModeHoldersShareTheCachedBlock() throws IOException {
+        AtomicInteger loads = new AtomicInteger();
+        try (BlockCache c = new BlockCache(1 << 20, false)) {
+            BlockPin a = get(c, 1, 5, loads);
+            BlockPin b = get(c, 1, 5, loads);
+            assertSame(a, b);
+            a.release();
+            b.release();
+        }
+    }
+
+    private static void check(BlockPin b, MemorySegment expected) {
         MemorySegment s = b.segment();
         if (MemorySegment.mismatch(s, 0, s.byteSize(), expected, 0, expected.byteSize()) != -1) {
             throw new AssertionError("wrong contents in " + b);

@@ -1,17 +1,20 @@
 package dev.remixdb.memtable;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.remixdb.util.Limits;
+
+import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class MemtableTest {
     private static byte[] b(String s) {
@@ -145,10 +148,10 @@ class MemtableTest {
         try (Memtable m = new Memtable()) {
             long memory = m.memoryBytes();
             assertThrows(IllegalArgumentException.class, () -> m.add(-1, b("k"), b("v")));
-            assertThrows(IllegalArgumentException.class, () -> m.add(1, new byte[Memtable.MAX_KEY_LENGTH + 1], b("v")));
+            assertThrows(IllegalArgumentException.class, () -> m.add(1, new byte[Limits.MAX_KEY_BYTES + 1], b("v")));
             MemorySegment big = MemorySegment.ofArray(new byte[1]);
             assertThrows(IllegalArgumentException.class,
-                    () -> m.add(1, big, 0, 1, big, 0, Memtable.MAX_VALUE_LENGTH + 1, false));
+                    () -> m.add(1, big, 0, 1, big, 0, Limits.MAX_VALUE_BYTES + 1, false));
             assertThrows(NullPointerException.class, () -> m.add(1, b("k"), null));
             assertThrows(IndexOutOfBoundsException.class, () -> m.add(1, big, 0, 2, big, 0, 0, false));
             assertThrows(IndexOutOfBoundsException.class, () -> m.add(1, big, 0, 1, big, 1, 1, false));
@@ -156,7 +159,7 @@ class MemtableTest {
             assertEquals(0, m.entryCount());
             assertEquals(0, m.dataBytes());
             assertEquals(-1, m.maxSeq());
-            m.add(1, new byte[Memtable.MAX_KEY_LENGTH], b("v"));  // the limit itself is fine
+            m.add(1, new byte[Limits.MAX_KEY_BYTES], b("v"));  // the limit itself is fine
             assertEquals(1, m.entryCount());
         }
     }
@@ -227,18 +230,18 @@ class MemtableTest {
 
     @Test
     void sixtyFourMebibyteValue() {
-        byte[] value = new byte[Memtable.MAX_VALUE_LENGTH];
+        byte[] value = new byte[Limits.MAX_VALUE_BYTES];
         new Random(7).nextBytes(value);
-        byte[] key = new byte[Memtable.MAX_KEY_LENGTH];
+        byte[] key = new byte[Limits.MAX_KEY_BYTES];
         key[0] = 1;
         try (Memtable m = new Memtable()) {
             m.add(1, b("\u0000before"), b("x"));
             m.add(2, key, value);
             m.add(3, b("after"), b("y"));
             long node = m.find(key, 5);
-            assertEquals(Memtable.MAX_VALUE_LENGTH, m.valueLength(node));
+            assertEquals(Limits.MAX_VALUE_BYTES, m.valueLength(node));
             assertEquals(-1, MemorySegment.ofArray(value).mismatch(m.valueSegment(node)));
-            assertTrue(m.memoryBytes() > Memtable.MAX_VALUE_LENGTH);
+            assertTrue(m.memoryBytes() > Limits.MAX_VALUE_BYTES);
             try (MemtableCursor c = m.cursor(5)) {
                 c.seek(key);
                 assertEquals(2, c.seq());

@@ -9,6 +9,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.KeySource;
 import dev.remixdb.table.TableFixture.Kv;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -19,10 +25,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32C;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Damaged table files: a flipped byte anywhere is detected (a {@link CorruptionException}) unless it
@@ -49,7 +51,7 @@ class TableCorruptionTest {
         }
     }
 
-    private void prepare(Compression compression) throws IOException {
+    private void prepare(BlockCompression compression) throws IOException {
         kvs = TableFixture.randomKvs(new Random(1234 + compression.ordinal()), 400, 0.2);
         fixture = new TableFixture(dir, 64 * 1024);
         fixture.write("original", kvs, new TableOptions(1024, compression, true));
@@ -57,8 +59,8 @@ class TableCorruptionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Compression.class)
-    void everyFlippedByteIsDetectedUnlessItIsPadding(Compression compression) throws IOException {
+    @EnumSource(BlockCompression.class)
+    void everyFlippedByteIsDetectedUnlessItIsPadding(BlockCompression compression) throws IOException {
         prepare(compression);
         boolean[] padding = padding();
         Random rnd = new Random(77);
@@ -82,14 +84,14 @@ class TableCorruptionTest {
             }
         }
         assertTrue(detected > FLIPS / 2, detected + " detected");
-        if (compression == Compression.NONE) {
+        if (compression == BlockCompression.NONE) {
             assertTrue(paddingFlips > 0, "uncompressed 1 KiB blocks leave padding to hit");
         }
     }
 
     @ParameterizedTest
-    @EnumSource(Compression.class)
-    void truncatedOrExtendedFilesFailAtOpen(Compression compression) throws IOException {
+    @EnumSource(BlockCompression.class)
+    void truncatedOrExtendedFilesFailAtOpen(BlockCompression compression) throws IOException {
         prepare(compression);
         {
             int n = original.length;
@@ -105,8 +107,8 @@ class TableCorruptionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Compression.class)
-    void forgedFilesNeverBreakBoundsChecks(Compression compression) throws IOException {
+    @EnumSource(BlockCompression.class)
+    void forgedFilesNeverBreakBoundsChecks(BlockCompression compression) throws IOException {
         prepare(compression);
         Random rnd = new Random(5);
         int corrupt = 0;

@@ -7,6 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.remixdb.remix.RunAddress;
 import dev.remixdb.table.TableFixture.Kv;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -17,13 +26,6 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@link TableCursor} against the entries a table was written from (see {@link CursorChecks}). */
 class TableCursorTest {
@@ -40,7 +42,7 @@ class TableCursorTest {
             "2000, NONE, 256, 0",
             "2000, LZ4, 512, 1048576",
     })
-    void cursorMatchesModel(int keys, Compression compression, int blockBytes, long cacheBytes) throws IOException {
+    void cursorMatchesModel(int keys, BlockCompression compression, int blockBytes, long cacheBytes) throws IOException {
         Random rnd = new Random(keys * 31L + blockBytes + compression.ordinal());
         List<Kv> kvs = TableFixture.randomKvs(rnd, keys, 0.15);
         try (TableFixture f = new TableFixture(dir, cacheBytes)) {
@@ -53,7 +55,7 @@ class TableCursorTest {
 
     @Property(tries = 40, seed = "20261122")
     void randomTables(@ForAll long seed, @ForAll @IntRange(min = 0, max = 400) int keys,
-                      @ForAll Compression compression, @ForAll boolean keysBlock,
+                      @ForAll BlockCompression compression, @ForAll boolean keysBlock,
                       @ForAll @IntRange(min = 8, max = 12) int blockShift) throws IOException {
         Path d = Files.createTempDirectory("table-prop");
         Random rnd = new Random(seed);
@@ -75,7 +77,7 @@ class TableCursorTest {
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource({"NONE", "LZ4"})
-    void scanCursorReadsPastTheCache(Compression compression) throws IOException {
+    void scanCursorReadsPastTheCache(BlockCompression compression) throws IOException {
         List<Kv> kvs = TableFixture.randomKvs(new Random(11), 3000, 0.1);
         try (TableFixture f = new TableFixture(dir, 1 << 20)) {
             Table t = f.table("t", kvs, TableOptions.DEFAULT.withCompression(compression));
@@ -137,7 +139,7 @@ class TableCursorTest {
     void jumboAndCompressedBlocksAreWritten() throws IOException {
         List<Kv> kvs = TableFixture.randomKvs(new Random(8), 2000, 0.1);
         try (TableFixture f = new TableFixture(dir, 1 << 20)) {
-            Table t = f.table("t", kvs, TableOptions.DEFAULT.withCompression(Compression.LZ4));
+            Table t = f.table("t", kvs, TableOptions.DEFAULT.withCompression(BlockCompression.LZ4));
             int jumbo = 0;
             int compressed = 0;
             int compressedJumbo = 0;
@@ -252,7 +254,7 @@ class TableCursorTest {
         List<Kv> kvs = TableFixture.randomKvs(rnd, 3000, 0.1);
         try (TableFixture f = new TableFixture(dir, 64 * 1024);
              ExecutorService pool = Executors.newFixedThreadPool(4)) {
-            Table t = f.table("t", kvs, TableOptions.DEFAULT.withCompression(Compression.LZ4));
+            Table t = f.table("t", kvs, TableOptions.DEFAULT.withCompression(BlockCompression.LZ4));
             List<Future<?>> futures = new ArrayList<>();
             for (int th = 0; th < 4; th++) {
                 long seed = th;

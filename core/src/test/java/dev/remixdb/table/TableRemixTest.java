@@ -15,6 +15,12 @@ import dev.remixdb.remix.RemixConfig;
 import dev.remixdb.remix.RemixCursor;
 import dev.remixdb.remix.RemixCursor.Mode;
 import dev.remixdb.table.TableFixture.Kv;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -26,10 +32,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /** Tables as the runs of a {@link Remix}: proves that {@link Table} keeps the {@code Run} contract. */
 class TableRemixTest {
@@ -64,8 +66,8 @@ class TableRemixTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Compression.class)
-    void scanAndGetMatchTheModel(Compression compression) throws IOException {
+    @EnumSource(BlockCompression.class)
+    void scanAndGetMatchTheModel(BlockCompression compression) throws IOException {
         Random rnd = new Random(42 + compression.ordinal());
         List<List<Kv>> runs = datasets(rnd);
         TreeMap<byte[], Kv> model = newest(runs);

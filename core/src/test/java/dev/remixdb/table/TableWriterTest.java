@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.remixdb.table.TableFixture.Kv;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.FileAlreadyExistsException;
@@ -16,8 +20,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32C;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@link TableWriter}: argument checks that leave the writer usable, limits, and the file's life cycle. */
 class TableWriterTest {
@@ -120,7 +122,7 @@ class TableWriterTest {
         CRC32C crc = new CRC32C();
         crc.update(value);
         long expected = crc.getValue();
-        try (TableWriter w = new TableWriter(p, TableOptions.DEFAULT.withCompression(Compression.LZ4))) {
+        try (TableWriter w = new TableWriter(p, TableOptions.DEFAULT.withCompression(BlockCompression.LZ4))) {
             assertThrows(IllegalArgumentException.class, () -> w.add(b(0), new byte[(64 << 20) + 1]));
             w.add(b(1), b(1));
             w.add(b(2), value);

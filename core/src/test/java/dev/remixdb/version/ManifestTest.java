@@ -1,6 +1,8 @@
 package dev.remixdb.version;
 
+import dev.remixdb.files.FileNames;
 import dev.remixdb.remix.CorruptionException;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

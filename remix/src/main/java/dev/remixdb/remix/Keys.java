@@ -3,8 +3,13 @@ package dev.remixdb.remix;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.HexFormat;
 
-/** Key comparison and hashing over (segment, offset, length) triples, allocation-free. */
+/**
+ * Key comparison and hashing over (segment, offset, length) triples, allocation-free: the one
+ * home of the store's key order (unsigned lexicographic).
+ */
 public final class Keys {
     static final ValueLayout.OfLong LONG_BE =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -38,6 +43,11 @@ public final class Keys {
         return Integer.compare(aLen, bLen);
     }
 
+    /** Unsigned lexicographic comparison of two byte arrays, the same order as the segment form. */
+    public static int compare(byte[] a, byte[] b) {
+        return Arrays.compareUnsigned(a, b);
+    }
+
     /** Compares two whole segments. */
     public static int compare(MemorySegment a, MemorySegment b) {
         return compare(a, 0, Math.toIntExact(a.byteSize()), b, 0, Math.toIntExact(b.byteSize()));
@@ -47,6 +57,18 @@ public final class Keys {
     public static int commonPrefix(MemorySegment a, long aOff, int aLen, MemorySegment b, long bOff, int bLen) {
         long m = MemorySegment.mismatch(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
         return m < 0 ? aLen : (int) m;
+    }
+
+    /** A short printable form of a key for messages: hex, cut after 32 bytes. */
+    public static String toString(MemorySegment key, long off, int len) {
+        int shown = Math.min(len, 32);
+        byte[] b = key.asSlice(off, shown).toArray(ValueLayout.JAVA_BYTE);
+        return "0x" + HexFormat.of().formatHex(b) + (shown < len ? "...(" + len + " bytes)" : "");
+    }
+
+    /** A short printable form of a key for messages; see {@link #toString(MemorySegment, long, int)}. */
+    public static String toString(byte[] key) {
+        return toString(MemorySegment.ofArray(key), 0, key.length);
     }
 
     /**

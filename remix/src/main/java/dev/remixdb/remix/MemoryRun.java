@@ -1,5 +1,7 @@
 package dev.remixdb.remix;
 
+import dev.remixdb.util.NativeBuffer;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,8 +27,8 @@ import java.lang.foreign.ValueLayout;
  * larger than that gets a block of its own, like the "jumbo" blocks of RemixDB tables.
  */
 public final class MemoryRun implements Run, AutoCloseable {
-    static final ValueLayout.OfInt INT = OffHeapBuffer.INT;
-    static final ValueLayout.OfLong LONG = OffHeapBuffer.LONG;
+    static final ValueLayout.OfInt INT = NativeBuffer.INT;
+    static final ValueLayout.OfLong LONG = NativeBuffer.LONG;
     static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     static final int TOMBSTONE_FLAG = 0x8000_0000;
 
@@ -122,14 +124,14 @@ public final class MemoryRun implements Run, AutoCloseable {
      * holds native memory until {@link #build()} or {@link #close()}.
      */
     public static final class Builder implements AutoCloseable {
-        private final OffHeapBuffer buf = new OffHeapBuffer(1 << 16);
-        private final OffHeapBuffer starts = new OffHeapBuffer(1 << 10);
-        private final OffHeapBuffer blockEntries = new OffHeapBuffer(1 << 12);
-        private final OffHeapBuffer lastKey = new OffHeapBuffer(64);
-        private final OffHeapBuffer blockStartsOut = new OffHeapBuffer(1 << 10);
-        private final OffHeapBuffer countsOut = new OffHeapBuffer(1 << 9);
-        private final OffHeapBuffer fenceOffsetsOut = new OffHeapBuffer(1 << 10);
-        private final OffHeapBuffer fenceBytesOut = new OffHeapBuffer(1 << 12);
+        private final NativeBuffer buf = NativeBuffer.confined(1 << 16);
+        private final NativeBuffer starts = NativeBuffer.confined(1 << 10);
+        private final NativeBuffer blockEntries = NativeBuffer.confined(1 << 12);
+        private final NativeBuffer lastKey = NativeBuffer.confined(64);
+        private final NativeBuffer blockStartsOut = NativeBuffer.confined(1 << 10);
+        private final NativeBuffer countsOut = NativeBuffer.confined(1 << 9);
+        private final NativeBuffer fenceOffsetsOut = NativeBuffer.confined(1 << 10);
+        private final NativeBuffer fenceBytesOut = NativeBuffer.confined(1 << 12);
         private int blockBytes = 4096;
         private int blockKeys;
         private long blockPayload;

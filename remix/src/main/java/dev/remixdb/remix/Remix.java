@@ -1,5 +1,7 @@
 package dev.remixdb.remix;
 
+import dev.remixdb.util.NativeBuffer;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -27,7 +29,7 @@ import java.util.List;
  * It refers to its runs but does not own them: close the REMIX before the runs.
  */
 public final class Remix implements AutoCloseable {
-    static final ValueLayout.OfInt INT = OffHeapBuffer.INT;
+    static final ValueLayout.OfInt INT = NativeBuffer.INT;
 
     private final Arena arena;
     private final Run[] runs;

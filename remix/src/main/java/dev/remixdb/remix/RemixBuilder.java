@@ -1,5 +1,7 @@
 package dev.remixdb.remix;
 
+import dev.remixdb.util.NativeBuffer;
+
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -15,7 +17,7 @@ final class RemixBuilder {
         SegmentPacker.checkRunCount(h, config);
         RunCursor[] cursors = new RunCursor[h];
         try (SegmentPacker packer = new SegmentPacker(h, config);
-             OffHeapBuffer prevKey = new OffHeapBuffer(256)) {
+             NativeBuffer prevKey = NativeBuffer.confined(256)) {
             RunHeap heap = new RunHeap(cursors);
             for (int r = 0; r < h; r++) {
                 cursors[r] = runs.get(r).newCursor();

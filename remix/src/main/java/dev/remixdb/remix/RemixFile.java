@@ -1,5 +1,8 @@
 package dev.remixdb.remix;
 
+import dev.remixdb.util.Checksums;
+import dev.remixdb.util.NativeBuffer;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -9,7 +12,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * The persistent form of a {@link Remix}. Little-endian; every part is covered by a CRC32C, so any
@@ -46,8 +48,8 @@ public final class RemixFile {
     public static final long MAGIC = 0x5845_444E_4958_4D52L;
     public static final int VERSION = 1;
     static final int HEADER = 64;
-    private static final ValueLayout.OfLong LONG = OffHeapBuffer.LONG;
-    private static final ValueLayout.OfInt INT = OffHeapBuffer.INT;
+    private static final ValueLayout.OfLong LONG = NativeBuffer.LONG;
+    private static final ValueLayout.OfInt INT = NativeBuffer.INT;
 
     private RemixFile() {}
 
@@ -72,7 +74,7 @@ public final class RemixFile {
             header.set(LONG, 32, remix.keyCount());
             header.set(LONG, 40, remix.anchorBytesTotal());
             header.set(LONG, 48, length);
-            header.set(INT, 60, crc(header, 0, 60));
+            header.set(INT, 60, Checksums.crc32c(header, 0, 60));
             writeFully(ch, header);
             MemorySegment crc = arena.allocate(4);
             MemorySegment counts = arena.allocate(8L * remix.runCount() + 1).asSlice(0, 8L * remix.runCount());
@@ -80,11 +82,11 @@ public final class RemixFile {
                 counts.set(LONG, 8L * r, remix.run(r).keyCount());
             }
             writeFully(ch, counts);
-            crc.set(INT, 0, crc(counts, 0, counts.byteSize()));
+            crc.set(INT, 0, Checksums.crc32c(counts, 0, counts.byteSize()));
             writeFully(ch, crc);
             for (MemorySegment s : sections) {
                 writeFully(ch, s);
-                crc.set(INT, 0, crc(s, 0, s.byteSize()));
+                crc.set(INT, 0, Checksums.crc32c(s, 0, s.byteSize()));
                 writeFully(ch, crc);
             }
             ch.force(true);
@@ -194,22 +196,13 @@ public final class RemixFile {
 
     private static void checkCrc(Path file, MemorySegment data, long from, long len, long crcAt) {
         int expected = data.get(INT, crcAt);
-        int actual = crc(data, from, len);
+        int actual = Checksums.crc32c(data, from, len);
         if (expected != actual) {
             throw new CorruptionException(file, from, String.format(
                     "checksum mismatch over %d bytes: stored %08x, computed %08x", len, expected, actual));
         }
     }
 
-    static int crc(MemorySegment s, long from, long len) {
-        CRC32C crc = new CRC32C();
-        long end = from + len;
-        for (long at = from; at < end; at += Integer.MAX_VALUE) {
-            long n = Math.min(Integer.MAX_VALUE, end - at);
-            crc.update(s.asSlice(at, n).asByteBuffer());
-        }
-        return (int) crc.getValue();
-    }
 
     private static void writeFully(FileChannel ch, MemorySegment s) throws IOException {
         for (long at = 0; at < s.byteSize(); at += Integer.MAX_VALUE) {

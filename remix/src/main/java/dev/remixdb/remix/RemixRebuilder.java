@@ -1,5 +1,7 @@
 package dev.remixdb.remix;
 
+import dev.remixdb.util.NativeBuffer;
+
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,7 @@ final class RemixRebuilder {
     private final RunCursor[] oldCursors;
     private final SegmentPacker packer;
     private final int[] addresses;
-    private final OffHeapBuffer prevKey = new OffHeapBuffer(256);
+    private final NativeBuffer prevKey = NativeBuffer.confined(256);
     private final boolean tags;
     private NewKeys fresh;
 
@@ -275,7 +277,7 @@ final class RemixRebuilder {
         private final int[] nextAddress;
         private final int[] group;
         private final int[] groupSelectors;
-        private final OffHeapBuffer key = new OffHeapBuffer(256);
+        private final NativeBuffer key = NativeBuffer.confined(256);
         private final RebuildStats stats;
         private int versions;
 

@@ -1,5 +1,7 @@
 package dev.remixdb.remix;
 
+import dev.remixdb.util.NativeBuffer;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -18,7 +20,7 @@ public final class ScalarSelectorCounter implements SelectorCounter {
         int matches = 0;
         int i = 0;
         for (; i + 8 <= n; i += 8) {
-            long x = (selectors.get(OffHeapBuffer.LONG, from + i) ^ pattern) & LOW6;
+            long x = (selectors.get(NativeBuffer.LONG, from + i) ^ pattern) & LOW6;
             // Each byte of x is 0..63, so adding 0x7F sets its high bit exactly when it is non-zero
             // and never carries into the next byte.
             long nonZero = ((x + 0x7F7F_7F7F_7F7F_7F7FL) | x) & HIGH;

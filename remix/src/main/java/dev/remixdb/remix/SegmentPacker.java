@@ -1,5 +1,7 @@
 package dev.remixdb.remix;
 
+import dev.remixdb.util.NativeBuffer;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -15,9 +17,9 @@ final class SegmentPacker implements AutoCloseable {
     private final int runs;
     private final int segmentSize;
     private final boolean tags;
-    private final OffHeapBuffer anchorOffsets;
-    private final OffHeapBuffer anchorBytes;
-    private final OffHeapBuffer records;
+    private final NativeBuffer anchorOffsets;
+    private final NativeBuffer anchorBytes;
+    private final NativeBuffer records;
     private long segments;
     private long keys;
     private long record = -1;
@@ -28,9 +30,9 @@ final class SegmentPacker implements AutoCloseable {
         this.runs = runs;
         this.segmentSize = config.segmentSize();
         this.tags = config.tags();
-        this.anchorOffsets = new OffHeapBuffer(1 << 12);
-        this.anchorBytes = new OffHeapBuffer(1 << 14);
-        this.records = new OffHeapBuffer(1 << 16);
+        this.anchorOffsets = NativeBuffer.confined(1 << 12);
+        this.anchorBytes = NativeBuffer.confined(1 << 14);
+        this.records = NativeBuffer.confined(1 << 16);
     }
 
     /** Rejects a run count the REMIX encoding cannot hold, before anything is allocated. */

@@ -1,5 +1,6 @@
 package dev.remixdb.reliability.corruption;
 
+import dev.remixdb.CorruptionException;
 import dev.remixdb.Cursor;
 import dev.remixdb.Options;
 import dev.remixdb.RemixDB;
@@ -8,8 +9,8 @@ import dev.remixdb.compaction.RemixDbPolicy;
 import dev.remixdb.reliability.Counts;
 import dev.remixdb.reliability.PrefixCheck;
 import dev.remixdb.reliability.Workload;
-import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.wal.WalReader;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,10 +25,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,8 +1,9 @@
 package dev.remixdb.ycsb;
 
+import dev.remixdb.Compression;
 import dev.remixdb.Options;
 import dev.remixdb.compaction.RemixDbPolicy;
-import dev.remixdb.table.Compression;
+
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Properties;

@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.remixdb.Compression;
 import dev.remixdb.Options;
 import dev.remixdb.compaction.RemixDbPolicy;
-import dev.remixdb.table.Compression;
+
+import org.junit.jupiter.api.Test;
+
 import java.nio.file.Path;
 import java.util.Properties;
-import org.junit.jupiter.api.Test;
 
 class RemixDBSettingsTest {
 

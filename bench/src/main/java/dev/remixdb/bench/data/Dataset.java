@@ -5,17 +5,17 @@ import dev.remixdb.remix.MemoryRun;
 import java.util.List;
 
 /**
- * H sorted runs in native memory holding keys {@code 0 .. keyCount-1} of a {@link KeyCodec}, each key
+ * H sorted runs in native memory holding keys {@code 0 .. keyCount-1} of a {@link KeyFormat}, each key
  * in exactly one run. Owns the runs: {@link #close()} frees them.
  */
 public final class Dataset implements AutoCloseable {
     private final List<MemoryRun> runs;
-    private final KeyCodec codec;
+    private final KeyFormat keyFormat;
     private final Locality locality;
 
-    Dataset(List<MemoryRun> runs, KeyCodec codec, Locality locality) {
+    Dataset(List<MemoryRun> runs, KeyFormat keyFormat, Locality locality) {
         this.runs = List.copyOf(runs);
-        this.codec = codec;
+        this.keyFormat = keyFormat;
         this.locality = locality;
     }
 
@@ -31,12 +31,12 @@ public final class Dataset implements AutoCloseable {
 
     /** Total number of keys over all runs. */
     public long keyCount() {
-        return codec.count();
+        return keyFormat.count();
     }
 
-    /** The codec that makes key and value {@code i} of this dataset. */
-    public KeyCodec codec() {
-        return codec;
+    /** The key format that makes key and value {@code i} of this dataset. */
+    public KeyFormat keyFormat() {
+        return keyFormat;
     }
 
     /** How keys were spread over the runs. */

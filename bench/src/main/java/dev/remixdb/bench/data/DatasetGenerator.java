@@ -33,7 +33,7 @@ public final class DatasetGenerator {
             throw new IllegalArgumentException("keys per run must be positive: " + keysPerRun);
         }
         long total = Math.multiplyExact(runs, keysPerRun);
-        KeyCodec codec = new KeyCodec(total);
+        KeyFormat keyFormat = new KeyFormat(total);
         int group = locality.groupSize();
         long groups = (total + group - 1) / group;
         if (groups > Integer.MAX_VALUE - 8) {
@@ -44,31 +44,31 @@ public final class DatasetGenerator {
         for (int g = 0; g < runOfGroup.length; g++) {
             runOfGroup[g] = (byte) (runs == 1 ? 0 : rnd.nextInt(runs));
         }
-        List<MemoryRun> built = buildRuns(runs, total, codec, (r, i) -> runOfGroup[(int) (i / group)] == r);
-        return new Dataset(built, codec, locality);
+        List<MemoryRun> built = buildRuns(runs, total, keyFormat, (r, i) -> runOfGroup[(int) (i / group)] == r);
+        return new Dataset(built, keyFormat, locality);
     }
 
-    /** Which keys a run holds: key {@code i} (of the codec) is in run {@code run} when true. */
+    /** Which keys a run holds: key {@code i} (of the key format) is in run {@code run} when true. */
     @FunctionalInterface
     public interface Membership {
         boolean contains(int run, long key);
     }
 
     /**
-     * Builds {@code runs} runs over keys {@code 0..keyCount-1} of {@code codec}, each key in the runs
+     * Builds {@code runs} runs over keys {@code 0..keyCount-1} of {@code keyFormat}, each key in the runs
      * {@code membership} puts it in (one, several or none), one run at a time.
      */
-    public static List<MemoryRun> buildRuns(int runs, long keyCount, KeyCodec codec, Membership membership) {
+    public static List<MemoryRun> buildRuns(int runs, long keyCount, KeyFormat keyFormat, Membership membership) {
         List<MemoryRun> built = new ArrayList<>(runs);
         try (Arena scratch = Arena.ofConfined()) {
-            MemorySegment key = scratch.allocate(KeyCodec.KEY_BYTES);
-            MemorySegment value = scratch.allocate(KeyCodec.VALUE_BYTES);
+            MemorySegment key = scratch.allocate(KeyFormat.KEY_BYTES);
+            MemorySegment value = scratch.allocate(KeyFormat.VALUE_BYTES);
             for (int r = 0; r < runs; r++) {
                 try (MemoryRun.Builder b = MemoryRun.builder()) {
                     for (long i = 0; i < keyCount; i++) {
                         if (membership.contains(r, i)) {
-                            codec.writeKey(key, 0, i);
-                            codec.writeValue(value, 0, i);
+                            keyFormat.writeKey(key, 0, i);
+                            keyFormat.writeValue(value, 0, i);
                             b.add(key, value, false);
                         }
                     }

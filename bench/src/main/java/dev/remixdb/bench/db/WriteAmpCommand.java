@@ -3,10 +3,14 @@ package dev.remixdb.bench.db;
 import dev.remixdb.Options;
 import dev.remixdb.RemixDB;
 import dev.remixdb.Stats;
-import dev.remixdb.bench.Args;
-import dev.remixdb.bench.Command;
-import dev.remixdb.bench.Json;
+import dev.remixdb.bench.BenchMain;
 import dev.remixdb.bench.MachineInfo;
+import dev.remixdb.bench.UsageException;
+import dev.remixdb.bench.cli.Check;
+import dev.remixdb.bench.cli.CountConverter;
+import dev.remixdb.bench.cli.HelpOption;
+import dev.remixdb.bench.json.Json;
+import dev.remixdb.bench.json.OneLine;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
@@ -25,8 +29,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code write-amp}: loads N keys in random order into RemixDB and into RocksDB, in the same
@@ -34,40 +41,48 @@ import java.util.stream.Stream;
  * 25.6 for RocksDB on 256 GB). Bytes written = WAL + flushes + compactions (+ REMIX files and
  * manifests for RemixDB), all counted by the stores themselves.
  */
-public final class WriteAmpCommand implements Command {
+@Command(name = "write-amp",
+        description = {"Write amplification of a random-order load, RemixDB vs RocksDB in the same run.",
+                "",
+                "Loads N keys (16-byte keys in random order, 120-byte values) into RemixDB and RocksDB in turn, then",
+                "flushes the memtable and waits for background compaction. Reports load throughput and write",
+                "amplification: (WAL + flush + compaction bytes) / (key + value bytes), with and without the WAL,",
+                "and the ratio RocksDB/RemixDB. No compression on either side.",
+                ""},
+        optionListHeading = "Options:%n",
+        descriptionHeading = "%n", sortOptions = false, abbreviateSynopsis = true,
+        usageHelpWidth = BenchMain.HELP_WIDTH)
+public final class WriteAmpCommand implements Callable<Integer> {
+    @Option(names = "--quick", description = "Small profile: 400k keys, 4 MiB memtables and tables.")
+    boolean quick;
 
-    @Override
-    public String name() {
-        return "write-amp";
-    }
+    @Option(names = "--keys", paramLabel = "N", converter = CountConverter.class,
+            description = "Keys to load; k/m suffixes. Default: 4m (--quick: 400k).")
+    Long keys;
 
-    @Override
-    public String summary() {
-        return "write amplification of a random-order load, RemixDB vs RocksDB in the same run";
-    }
+    @Option(names = "--memtable-mb", paramLabel = "N", converter = CountConverter.class,
+            description = "Memtable size of both stores, MiB. Default: 64 (--quick: 4).")
+    Long memtableMb;
 
-    @Override
-    public String usage() {
-        return """
-                usage: write-amp [options]
+    @Option(names = "--table-mb", paramLabel = "N", converter = CountConverter.class,
+            description = "Table / SST target size of both, MiB. Default: 64 (--quick: 4).")
+    Long tableMb;
 
-                Loads N keys (16-byte keys in random order, 120-byte values) into RemixDB and RocksDB in turn,
-                then flushes the memtable and waits for background compaction. Reports load throughput and
-                write amplification: (WAL + flush + compaction bytes) / (key + value bytes), with and without
-                the WAL, and the ratio RocksDB/RemixDB. No compression on either side.
+    @Option(names = "--engines", paramLabel = "LIST", split = ",", hideParamSyntax = true,
+            defaultValue = "remixdb,rocksdb",
+            description = "Stores to load, in this order. Default: ${DEFAULT-VALUE}.")
+    List<String> engines;
 
-                options:
-                  --quick              small profile: 400k keys, 4 MiB memtables and tables
-                  --keys N             keys to load; k/m suffixes      (default 4m)
-                  --memtable-mb N      memtable size of both stores    (default 64)
-                  --table-mb N         table / SST target size of both (default 64)
-                  --engines LIST       remixdb,rocksdb                 (default both)
-                  --dir DIR            where the stores go             (default a temporary directory, deleted)
-                  --seed N             (default 42)
-                  --json FILE          also write the results as JSON
-                  --help               this text
-                """;
-    }
+    @Option(names = "--dir", paramLabel = "DIR",
+            description = "Where the stores go. Default: a temporary directory, deleted at the end.")
+    Path dir;
+
+    @Option(names = "--seed", paramLabel = "N", converter = CountConverter.class, defaultValue = "42",
+            description = "Seed of the values. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
+    Path json;
 
     /** One engine's load. */
     record Result(String engine, long keys, double seconds, long userBytes, long walBytes, long flushBytes,
@@ -85,38 +100,35 @@ public final class WriteAmpCommand implements Command {
         }
     }
 
+    @Mixin
+    HelpOption help;
+
     @Override
-    public int run(String[] argv) throws Exception {
-        Args a = Args.parse(argv, Set.of("keys", "memtable-mb", "table-mb", "engines", "dir", "seed", "json"),
-                Set.of("quick", "help"));
-        if (a.flag("help")) {
-            System.out.print(usage());
-            return 0;
+    public Integer call() throws Exception {
+        long keyCount = Check.range("--keys", keys != null ? keys : quick ? 400_000 : 4_000_000, 1, 1_000_000_000);
+        long memtable = Check.range("--memtable-mb", memtableMb != null ? memtableMb : quick ? 4 : 64, 1, 65536) << 20;
+        long table = Check.range("--table-mb", tableMb != null ? tableMb : quick ? 4 : 64, 1, 65536) << 20;
+        List<String> engineNames = Check.words(engines);
+        for (String e : engineNames) {
+            if (!List.of("remixdb", "rocksdb").contains(e)) {
+                throw new UsageException("--engines: unknown engine '" + e + "'; engines: remixdb, rocksdb");
+            }
         }
-        boolean quick = a.flag("quick");
-        long keys = a.longValue("keys", quick ? 400_000 : 4_000_000, 1, 1_000_000_000);
-        long memtable = a.longValue("memtable-mb", quick ? 4 : 64, 1, 65536) << 20;
-        long table = a.longValue("table-mb", quick ? 4 : 64, 1, 65536) << 20;
-        List<String> engines = a.words("engines", List.of("remixdb", "rocksdb"));
-        long seed = a.longValue("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE);
-        Path base = a.has("dir") ? a.path("dir") : Files.createTempDirectory("remixdb-write-amp");
-        boolean deleteBase = !a.has("dir");
+        Path base = dir != null ? dir : Files.createTempDirectory("remixdb-write-amp");
+        boolean deleteBase = dir == null;
 
         System.out.println("Write amplification of a random-order load (REMIX section 5)");
         System.out.println("machine:  " + MachineInfo.oneLine());
         System.out.printf(Locale.ROOT, "settings: %,d keys, 16 B keys, 120 B values, memtable %d MiB, tables %d MiB, "
-                + "no compression%n%n", keys, memtable >> 20, table >> 20);
+                + "no compression%n%n", keyCount, memtable >> 20, table >> 20);
         List<Result> results = new ArrayList<>();
         try {
-            for (String engine : engines) {
-                Path dir = base.resolve(engine);
-                Result r = switch (engine) {
-                    case "remixdb" -> loadRemixDb(dir, keys, memtable, table, seed);
-                    case "rocksdb" -> loadRocksDb(dir, keys, memtable, table, seed);
-                    default -> throw new dev.remixdb.bench.UsageException("unknown engine " + engine);
-                };
+            for (String engine : engineNames) {
+                Path engineDir = base.resolve(engine);
+                Result r = engine.equals("remixdb") ? loadRemixDb(engineDir, keyCount, memtable, table, seed)
+                        : loadRocksDb(engineDir, keyCount, memtable, table, seed);
                 results.add(r);
-                deleteTree(dir);
+                deleteTree(engineDir);
             }
         } finally {
             if (deleteBase) {
@@ -124,8 +136,8 @@ public final class WriteAmpCommand implements Command {
             }
         }
         print(results);
-        if (a.has("json")) {
-            writeJson(a.path("json"), keys, memtable, table, seed, results);
+        if (json != null) {
+            writeJson(json, keyCount, memtable, table, seed, results);
         }
         return 0;
     }
@@ -184,7 +196,7 @@ public final class WriteAmpCommand implements Command {
             // Tables, REMIX files and manifests are all written by compaction (a flush is a minor
             // compaction here), so they are reported as compaction bytes.
             return new Result("remixdb", keys, seconds, s.userBytesWritten(), s.walBytesWritten(), 0,
-                    s.flushBytesWritten(), details);
+                    s.tableBytesWritten() + s.manifestBytesWritten(), details);
         }
     }
 
@@ -267,33 +279,22 @@ public final class WriteAmpCommand implements Command {
         return String.format(Locale.ROOT, "%,.1f", bytes / 1048576.0);
     }
 
+    /** The JSON file; its components are its fields, in order. */
+    record Report(String benchmark, String date, @OneLine Map<String, Object> machine, long keys, int keyBytes,
+                  int valueBytes, long memtableBytes, long tableBytes, long seed, List<Row> results) {}
+
+    /** One engine's load in the JSON. */
+    record Row(String engine, double seconds, double opsPerSecond, long userBytes, long walBytes, long flushBytes,
+               long compactionBytes, double writeAmplification, double writeAmplificationWithoutWal,
+               Map<String, Object> details) {}
+
     private static void writeJson(Path file, long keys, long memtable, long table, long seed, List<Result> results)
             throws IOException {
-        StringBuilder sb = new StringBuilder("{\n");
-        sb.append("  \"benchmark\": \"write-amp\",\n");
-        sb.append("  \"date\": ").append(Json.string(Instant.now().toString())).append(",\n");
-        sb.append("  \"machine\": ").append(Json.value(MachineInfo.describe())).append(",\n");
-        sb.append("  \"keys\": ").append(keys).append(", \"keyBytes\": 16, \"valueBytes\": 120,\n");
-        sb.append("  \"memtableBytes\": ").append(memtable).append(", \"tableBytes\": ").append(table)
-                .append(", \"seed\": ").append(seed).append(",\n");
-        sb.append("  \"results\": [\n");
-        for (int i = 0; i < results.size(); i++) {
-            Result r = results.get(i);
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("engine", r.engine());
-            m.put("seconds", r.seconds());
-            m.put("opsPerSecond", r.opsPerSecond());
-            m.put("userBytes", r.userBytes());
-            m.put("walBytes", r.walBytes());
-            m.put("flushBytes", r.flushBytes());
-            m.put("compactionBytes", r.compactionBytes());
-            m.put("writeAmplification", r.writeAmplification());
-            m.put("writeAmplificationWithoutWal", r.writeAmplificationNoWal());
-            m.put("details", r.details());
-            sb.append("    ").append(Json.value(m)).append(i + 1 < results.size() ? ",\n" : "\n");
-        }
-        sb.append("  ]\n}\n");
-        Files.writeString(file, sb.toString());
+        List<Row> rows = results.stream().map(r -> new Row(r.engine(), r.seconds(), r.opsPerSecond(), r.userBytes(),
+                r.walBytes(), r.flushBytes(), r.compactionBytes(), r.writeAmplification(), r.writeAmplificationNoWal(),
+                r.details())).toList();
+        Json.writeReport(file, new Report("write-amp", Instant.now().toString(), MachineInfo.describe(), keys, 16, 120,
+                memtable, table, seed, rows));
     }
 
     private static void deleteTree(Path dir) throws IOException {

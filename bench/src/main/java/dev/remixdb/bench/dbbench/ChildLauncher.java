@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Starts one store's child JVM ({@link DbChildCommand}) and collects its results. The child is the
@@ -22,7 +21,7 @@ final class ChildLauncher {
     private ChildLauncher() {}
 
     /** What one child did. */
-    record ChildRun(String store, int exitCode, List<Map<String, Object>> results, double seconds,
+    record ChildRun(String store, int exitCode, List<PhaseResult> results, double seconds,
                     List<String> command) {}
 
     /** The child's command line. */
@@ -59,7 +58,7 @@ final class ChildLauncher {
         // A parent stopped by Ctrl-C must not leave the child loading a store in the background.
         Thread reaper = new Thread(p::destroy, "db-child-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
-        List<Map<String, Object>> results = new ArrayList<>();
+        List<PhaseResult> results = new ArrayList<>();
         try {
             p.getOutputStream().close();
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {

@@ -1,8 +1,9 @@
 package dev.remixdb.bench.dbbench;
 
-import dev.remixdb.bench.Args;
-import dev.remixdb.bench.Command;
+import dev.remixdb.bench.BenchMain;
 import dev.remixdb.bench.UsageException;
+import dev.remixdb.bench.cli.HelpOption;
+import dev.remixdb.bench.cli.Invocation;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -13,7 +14,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code db}: a db_bench-style sequence of phases on RemixDB and, in the same run, on RocksDB
@@ -22,93 +28,55 @@ import java.util.stream.Stream;
  * ours/RocksDB ratios, and optionally JSON and PNG charts. Exits 1 when a child failed or any answer
  * was wrong, so a wrong result cannot pass for a fast one.
  */
-public final class DbBenchCommand implements Command {
+@Command(name = "db",
+        description = {"db_bench-style phases on RemixDB and RocksDB, each in its own JVM, side by side.",
+                "",
+                "Runs db_bench-style phases on RemixDB and then on RocksDB (rocksdbjni), each store in its own JVM on",
+                "a fresh directory, with identical keys (%%016x of 0..N-1), values and operation order from fixed",
+                "seeds. Every read is checked. Default: the issue's \"micro1\" workload, 4M keys in shuffled order,",
+                "120-byte values: load, then readrandom 1M, seekrandom 1M, seeknext50 200k.",
+                ""},
+        optionListHeading = "Options:%n",
+        footer = {"",
+                "Phases (--phases, comma-separated, run in order; a name given twice is labeled name-2):",
+                "  load (fillrandom)  empty store, all keys in shuffled order, then wait until idle",
+                "  fillseq            empty store, all keys in ascending order, then wait until idle",
+                "  overwrite          --writes puts of random loaded keys (--dist), then wait until idle",
+                "  overwritebatchN    as overwrite, N puts per atomic write batch (e.g. overwritebatch100)",
+                "  readrandom         --reads gets of random keys (--dist), each value checked",
+                "  readmissing        --reads gets of absent keys (key + '!': between two present keys)",
+                "  seekrandom         --seeks seeks to random keys, copying the entry found",
+                "  seeknextN          --scans seeks, each copying N entries forward (seeknext10, 50, 100, ...)",
+                "  seekprevN          --scans seekForPrev, each copying N entries backward",
+                "  readwhilewriting   --reads gets measured while one writer overwrites at full speed",
+                "  deletes            delete --deletes distinct random keys (default 10%%), then wait until idle",
+                "  micro1             = load,readrandom,seekrandom,seeknext50 (the default)",
+                "  all                = load,readrandom,readmissing,seekrandom,seeknext10,seeknext50,seeknext100,",
+                "                       seekprev50,overwrite,overwritebatch100,readwhilewriting,deletes,readrandom,fillseq",
+                "Read phases (and readwhilewriting's readers) run on --threads threads.",
+                "",
+                "The table goes to stdout; progress, per-phase summaries and errors go to stderr. Exit code 0 when",
+                "both stores ran and every answer was right, 1 otherwise, 2 on a bad command line.",
+                "See bench/README.md for every column."},
+        descriptionHeading = "%n", sortOptions = false, abbreviateSynopsis = true,
+        usageHelpWidth = BenchMain.HELP_WIDTH)
+public final class DbBenchCommand implements Callable<Integer> {
+    @Mixin
+    DbArgs args;
+
+    @Mixin
+    HelpOption help;
+
+    @Spec
+    CommandSpec spec;
 
     @Override
-    public String name() {
-        return "db";
-    }
-
-    @Override
-    public String summary() {
-        return "db_bench-style phases on RemixDB and RocksDB, each in its own JVM, side by side";
-    }
-
-    @Override
-    public String usage() {
-        return """
-                usage: db [options]
-
-                Runs db_bench-style phases on RemixDB and then on RocksDB (rocksdbjni), each store in its own
-                JVM on a fresh directory, with identical keys (%016x of 0..N-1), values and operation order from
-                fixed seeds. Every read is checked. Default: the issue's "micro1" workload, 4M keys in shuffled
-                order, 120-byte values: load, then readrandom 1M, seekrandom 1M, seeknext50 200k.
-
-                phases (--phases, comma-separated, run in order; a name given twice is labeled name-2):
-                  load (fillrandom)  empty store, all keys in shuffled order, then wait until idle
-                  fillseq            empty store, all keys in ascending order, then wait until idle
-                  overwrite          --writes puts of random loaded keys (--dist), then wait until idle
-                  readrandom         --reads gets of random keys (--dist), each value checked
-                  readmissing        --reads gets of absent keys (key + '!': between two present keys)
-                  seekrandom         --seeks seeks to random keys, copying the entry found
-                  seeknextN          --scans seeks, each copying N entries forward (seeknext10, 50, 100, ...)
-                  seekprevN          --scans seekForPrev, each copying N entries backward
-                  readwhilewriting   --reads gets measured while one writer overwrites at full speed
-                  deletes            delete --deletes distinct random keys (default 10%), then wait until idle
-                  micro1             = load,readrandom,seekrandom,seeknext50 (the default)
-                  all                = load,readrandom,readmissing,seekrandom,seeknext10,seeknext50,
-                                       seeknext100,overwrite,readwhilewriting,deletes,readrandom,fillseq
-                Read phases (and readwhilewriting's readers) run on --threads threads.
-
-                options:
-                  --quick                 about a minute or two for both stores: 1M keys, 500k reads and seeks,
-                                          100k scans (options given too override these)
-                  --phases LIST           see above                         (default micro1)
-                  --stores LIST           remixdb,rocksdb                   (default both, in that order)
-                  --keys N                keys loaded; k/m suffixes         (default 4m)
-                  --reads N               gets per read phase               (default 1m)
-                  --seeks N               seeks of seekrandom               (default 1m)
-                  --scans N               scans per seeknextN / seekprevN   (default 200k)
-                  --writes N              puts of overwrite                 (default = --keys)
-                  --deletes N             deletes of the deletes phase      (default --keys / 10)
-                  --value-size N          value bytes, >= 16; the paper's are 40, 120, 400 (default 120)
-                  --dist uniform|zipf     key choice of reads and overwrites (default uniform)
-                  --zipf-theta X          Zipfian skew, in (0, 1)           (default 0.99)
-                  --threads N             reader threads                    (default 1)
-                  --seed N                seed of load order, keys and values (default 42)
-                  --cache-mb N            block cache of both stores, MiB   (default 1024)
-                  --remix-memtable-mb N   RemixDB memtable, MiB             (default 256)
-                  --rocks-write-buffer-mb N  RocksDB write buffer, MiB (x3) (default 64)
-                  --reuse-cursors         one cursor/iterator per thread and phase instead of one per seek
-                                          (db_bench's default is one per seek)
-                  --heap SIZE             -Xmx of each child JVM            (default 4g)
-                  --jvm-opts "OPTS"       other child JVM options           (default "-XX:+UseParallelGC")
-                  --jfr DIR               record a JFR profile of every phase: DIR/<store>-<phase>.jfr
-                  --dir DIR               where the stores go (DIR/remixdb, DIR/rocksdb; must be empty)
-                                          (default a temporary directory)
-                  --keep                  keep the stores' directories at the end
-                  --json FILE             also write the results as JSON
-                  --chart DIR             also draw PNG charts into DIR
-                  --no-progress           no progress bars
-                  --help                  this text
-
-                The table goes to stdout; progress, per-phase summaries and errors go to stderr. Exit code 0
-                when both stores ran and every answer was right, 1 otherwise, 2 on a bad command line.
-                See bench/README.md for every column.
-                """;
-    }
-
-    @Override
-    public int run(String[] argv) throws Exception {
-        Args a = Args.parse(argv, DbOptions.VALUE_OPTIONS, DbOptions.FLAG_OPTIONS);
-        if (a.flag("help")) {
-            System.out.print(usage());
-            return 0;
-        }
-        DbOptions o = DbOptions.parse(a);
+    public Integer call() throws Exception {
+        DbOptions o = args.options();
+        List<String> argv = Invocation.args(spec);
         checkDir(o);
         PrintStream out = System.out;
-        String command = "db" + (argv.length == 0 ? "" : " " + String.join(" ", argv));
+        String command = "db" + (argv.isEmpty() ? "" : " " + String.join(" ", argv));
         String date = Instant.now().toString();
         long t0 = System.nanoTime();
 
@@ -121,7 +89,7 @@ public final class DbBenchCommand implements Command {
         Path base = o.dir() != null ? o.dir() : Files.createTempDirectory("remixdb-db-bench");
         String progress = !o.progress() ? "none" : terminal() ? "bar" : "lines";
         List<ChildLauncher.ChildRun> children = new ArrayList<>();
-        List<Map<String, Object>> records = new ArrayList<>();
+        List<PhaseResult> records = new ArrayList<>();
         try {
             for (String store : o.stores()) {
                 Path dir = base.resolve(store);
@@ -155,7 +123,7 @@ public final class DbBenchCommand implements Command {
         double wall = (System.nanoTime() - t0) / 1e9;
         out.printf(Locale.ROOT, "%nwall time %.1f s%n", wall);
         if (o.json() != null) {
-            DbJson.write(o.json(), DbJson.render(command, date, wall, o, settings, children, results));
+            DbJson.write(o.json(), DbJson.report(command, date, wall, o, settings, children, results));
             out.println("JSON written to " + o.json());
         }
         if (o.chart() != null) {

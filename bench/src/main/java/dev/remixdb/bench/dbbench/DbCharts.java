@@ -1,9 +1,8 @@
 package dev.remixdb.bench.dbbench;
 
-import dev.remixdb.bench.chart.ChartKit;
+import dev.remixdb.bench.chart.ChartSheet;
+import dev.remixdb.bench.chart.Charts;
 import java.awt.Color;
-import java.awt.Graphics2D;
-import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +18,6 @@ import java.util.Locale;
 final class DbCharts {
     private static final int PANEL_W = 400;
     private static final int PANEL_H = 300;
-    private static final int HEAD_H = 60;
     private static final int COLS = 4;
     private static final List<Color> STORE_COLORS = List.of(new Color(0x1F77B4), new Color(0xFF7F0E));
 
@@ -34,15 +32,15 @@ final class DbCharts {
         return out;
     }
 
-    private static Path write(Path file, BufferedImage img) throws IOException {
-        ChartKit.writePng(img, file);
+    private static Path write(Path file, ChartSheet sheet) throws IOException {
+        sheet.writePng(file);
         return file;
     }
 
     private static List<String> stores(Results r) {
         List<String> out = new ArrayList<>();
         for (String s : Store.NAMES) {
-            if (r.records().stream().anyMatch(x -> s.equals(x.get("store")))) {
+            if (r.records().stream().anyMatch(x -> s.equals(x.store()))) {
                 out.add(s);
             }
         }
@@ -53,100 +51,72 @@ final class DbCharts {
         return stores.stream().map(s -> STORE_COLORS.get(Store.NAMES.indexOf(s))).toList();
     }
 
-    private static BufferedImage throughput(Results r, DbOptions o) {
+    private static ChartSheet throughput(Results r, DbOptions o) {
         List<String> phases = r.phases();
         List<String> stores = stores(r);
-        int cols = Math.max(1, Math.min(COLS, phases.size()));
-        int rows = Math.max(1, (phases.size() + cols - 1) / cols);
-        BufferedImage img = ChartKit.canvas(cols * PANEL_W, HEAD_H + rows * PANEL_H);
-        Graphics2D g = ChartKit.graphics(img);
-        try {
-            heading(g, "RemixDB vs RocksDB: throughput per phase (ops/s, higher is better)", o);
-            for (int i = 0; i < phases.size(); i++) {
-                String p = phases.get(i);
-                double[][] v = new double[1][stores.size()];
+        ChartSheet sheet = new ChartSheet("RemixDB vs RocksDB: throughput per phase (ops/s, higher is better)",
+                subtitle(o), Math.max(1, Math.min(COLS, phases.size())));
+        for (String p : phases) {
+            double ratio = r.ratio(p, Results.OPS_PER_SEC);
+            String title = p + (Double.isFinite(ratio) ? "  (ours/rocksdb " + Units.ratio(ratio) + ")" : "");
+            sheet.add(Charts.bars(PANEL_W, PANEL_H, title, "ops/s", List.of(p), stores, colors(stores),
+                    table(r, List.of(p), stores, Results.OPS_PER_SEC, 1), true));
+        }
+        return sheet;
+    }
+
+    private static ChartSheet latency(Results r, DbOptions o) {
+        List<String> phases = r.phases();
+        List<String> stores = stores(r);
+        List<Results.Metric> metrics = List.of(Results.P50_MICROS, Results.P99_MICROS, Results.P999_MICROS);
+        ChartSheet sheet = new ChartSheet("RemixDB vs RocksDB: latency per operation (microseconds, lower is better)",
+                subtitle(o), Math.max(1, Math.min(COLS, phases.size())));
+        for (String p : phases) {
+            double[][] v = new double[metrics.size()][stores.size()];
+            for (int m = 0; m < metrics.size(); m++) {
                 for (int s = 0; s < stores.size(); s++) {
-                    v[0][s] = Results.num(r.find(p, stores.get(s)), "opsPerSec");
+                    v[m][s] = Results.num(r.find(p, stores.get(s)), metrics.get(m));
                 }
-                double ratio = r.ratio(p, "opsPerSec");
-                String title = p + (Double.isFinite(ratio) ? "  (ours/rocksdb " + Units.ratio(ratio) + ")" : "");
-                ChartKit.bars(g, (i % cols) * PANEL_W, HEAD_H + (i / cols) * PANEL_H, PANEL_W, PANEL_H, title, "ops/s",
-                        List.of(""), stores, colors(stores), v);
             }
-        } finally {
-            g.dispose();
+            sheet.add(Charts.bars(PANEL_W, PANEL_H, p, "us", List.of("p50", "p99", "p99.9"), stores, colors(stores), v,
+                    true));
         }
-        return img;
+        return sheet;
     }
 
-    private static BufferedImage latency(Results r, DbOptions o) {
-        List<String> phases = r.phases();
-        List<String> stores = stores(r);
-        int cols = Math.max(1, Math.min(COLS, phases.size()));
-        int rows = Math.max(1, (phases.size() + cols - 1) / cols);
-        BufferedImage img = ChartKit.canvas(cols * PANEL_W, HEAD_H + rows * PANEL_H);
-        Graphics2D g = ChartKit.graphics(img);
-        List<String> fields = List.of("p50Micros", "p99Micros", "p999Micros");
-        try {
-            heading(g, "RemixDB vs RocksDB: latency per operation (microseconds, lower is better)", o);
-            for (int i = 0; i < phases.size(); i++) {
-                String p = phases.get(i);
-                double[][] v = new double[fields.size()][stores.size()];
-                for (int f = 0; f < fields.size(); f++) {
-                    for (int s = 0; s < stores.size(); s++) {
-                        v[f][s] = Results.num(r.find(p, stores.get(s)), fields.get(f));
-                    }
-                }
-                ChartKit.bars(g, (i % cols) * PANEL_W, HEAD_H + (i / cols) * PANEL_H, PANEL_W, PANEL_H, p, "us",
-                        List.of("p50", "p99", "p99.9"), stores, colors(stores), v);
-            }
-        } finally {
-            g.dispose();
-        }
-        return img;
-    }
-
-    private static BufferedImage io(Results r, DbOptions o) {
+    private static ChartSheet io(Results r, DbOptions o) {
         List<String> phases = r.phases();
         List<String> stores = stores(r);
         List<String> writePhases = phases.stream()
-                .filter(p -> r.records().stream().anyMatch(x -> p.equals(x.get("phase")) && x.get("writeAmplification") != null))
+                .filter(p -> r.records().stream().anyMatch(x -> p.equals(x.phase()) && x.writeAmplification() != null))
                 .toList();
         int w = Math.max(2 * PANEL_W, Math.max(writePhases.size(), phases.size()) * 90 + 120);
-        BufferedImage img = ChartKit.canvas(w, HEAD_H + 3 * PANEL_H);
-        Graphics2D g = ChartKit.graphics(img);
-        try {
-            heading(g, "RemixDB vs RocksDB: disk and memory (lower is better)", o);
-            ChartKit.bars(g, 0, HEAD_H, w, PANEL_H, "write amplification: bytes written to disk / user bytes", "x",
-                    writePhases, stores, colors(stores), table(r, writePhases, stores, "writeAmplification", 1));
-            ChartKit.bars(g, 0, HEAD_H + PANEL_H, w, PANEL_H,
-                    "space amplification after the phase: directory size / live key+value bytes", "x", phases, stores,
-                    colors(stores), table(r, phases, stores, "spaceAmplification", 1));
-            ChartKit.bars(g, 0, HEAD_H + 2 * PANEL_H, w, PANEL_H, "peak resident memory of the process so far (MiB)",
-                    "MiB", phases, stores, colors(stores), table(r, phases, stores, "peakRssBytes", 1048576.0));
-        } finally {
-            g.dispose();
-        }
-        return img;
+        ChartSheet sheet = new ChartSheet("RemixDB vs RocksDB: disk and memory (lower is better)", subtitle(o), 1);
+        String waTitle = "write amplification: bytes written to disk / user bytes";
+        sheet.add(writePhases.isEmpty() ? Charts.noData(w, PANEL_H, waTitle)
+                : Charts.bars(w, PANEL_H, waTitle, "x", writePhases, stores, colors(stores),
+                        table(r, writePhases, stores, Results.WRITE_AMPLIFICATION, 1), true));
+        sheet.add(Charts.bars(w, PANEL_H, "space amplification after the phase: directory size / live key+value bytes",
+                "x", phases, stores, colors(stores), table(r, phases, stores, Results.SPACE_AMPLIFICATION, 1), true));
+        sheet.add(Charts.bars(w, PANEL_H, "peak resident memory of the process so far (MiB)", "MiB", phases, stores,
+                colors(stores), table(r, phases, stores, Results.PEAK_RSS_BYTES, 1048576.0), true));
+        return sheet;
     }
 
-    private static double[][] table(Results r, List<String> phases, List<String> stores, String field, double div) {
+    private static double[][] table(Results r, List<String> phases, List<String> stores, Results.Metric metric,
+                                     double div) {
         double[][] v = new double[phases.size()][stores.size()];
         for (int p = 0; p < phases.size(); p++) {
             for (int s = 0; s < stores.size(); s++) {
-                v[p][s] = Results.num(r.find(phases.get(p), stores.get(s)), field) / div;
+                v[p][s] = Results.num(r.find(phases.get(p), stores.get(s)), metric) / div;
             }
         }
         return v;
     }
 
-    private static void heading(Graphics2D g, String title, DbOptions o) {
-        g.setColor(Color.BLACK);
-        g.setFont(ChartKit.HEADING);
-        g.drawString(title, 16, 26);
-        g.setFont(ChartKit.SMALL);
-        g.drawString(String.format(Locale.ROOT, "%,d keys (16 B), %d B values, %s keys, %d thread(s), each store in "
-                        + "its own JVM (-Xmx%s);  %s", o.keys(), o.valueSize(), o.dist().label(), o.threads(), o.heap(),
-                Units.machine()), 16, 48);
+    private static String subtitle(DbOptions o) {
+        return String.format(Locale.ROOT, "%,d keys (16 B), %d B values, %s keys, %d thread(s), each store in its own "
+                + "JVM (-Xmx%s);  %s", o.keys(), o.valueSize(), o.dist().label(), o.threads(), o.heap(),
+                Units.machine());
     }
 }

@@ -1,118 +1,109 @@
 package dev.remixdb.bench.dbbench;
 
-import dev.remixdb.bench.Json;
+import com.fasterxml.jackson.core.type.TypeReference;
 import dev.remixdb.bench.MachineInfo;
+import dev.remixdb.bench.json.Json;
+import dev.remixdb.bench.json.OneLine;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The JSON of a db run ({@code --json FILE}): machine, command, date, options, each store's
- * settings, the children's exit codes, then {@code results} (one flat record per phase and store,
- * one per line, the fields of {@link Results#CORE_FIELDS} first, null where they do not apply),
- * {@code ratios} (ours/RocksDB per phase) and {@code goals}.
+ * settings, the children's exit codes, then {@code results} (one flat record per phase and store, one
+ * per line: the fields every phase has first, null where they do not apply, then the phase's and the
+ * store's own), {@code ratios} (ours/RocksDB per phase) and {@code goals}.
  */
 final class DbJson {
+    private static final TypeReference<LinkedHashMap<String, Object>> FIELDS = new TypeReference<>() {};
+
     private DbJson() {}
 
-    static String render(String command, String date, double wallSeconds, DbOptions o,
+    /** The whole file; its components are its fields, in this order. */
+    record Report(@OneLine Map<String, Object> machine, String command, String date, double wallSeconds,
+                  @OneLine Map<String, Object> options, Map<String, Map<String, String>> storeOptions,
+                  List<Child> children, long errors, List<Map<String, Object>> results,
+                  List<Map<String, Object>> ratios, List<Goal> goals) {}
+
+    /** What one child JVM did. */
+    record Child(String store, int exitCode, double seconds, int phasesReported) {}
+
+    /** One of the goals and whether this run met it (null when a store did not run it). */
+    record Goal(String goal, String phase, String field, String target, double ratio, Boolean met) {}
+
+    static Report report(String command, String date, double wallSeconds, DbOptions o,
                          Map<String, List<Store.Setting>> settings, List<ChildLauncher.ChildRun> children, Results r) {
-        StringBuilder b = new StringBuilder(16_384);
-        b.append("{\n");
-        b.append("  \"machine\": ").append(Json.value(MachineInfo.describe())).append(",\n");
-        b.append("  \"command\": ").append(Json.string(command)).append(",\n");
-        b.append("  \"date\": ").append(Json.string(date)).append(",\n");
-        b.append("  \"wallSeconds\": ").append(Json.number(wallSeconds)).append(",\n");
-        b.append("  \"options\": ").append(Json.value(o.describe())).append(",\n");
-        b.append("  \"storeOptions\": {");
-        boolean first = true;
+        Map<String, Map<String, String>> storeOptions = new LinkedHashMap<>();
         for (Map.Entry<String, List<Store.Setting>> e : settings.entrySet()) {
-            Map<String, Object> m = new LinkedHashMap<>();
+            Map<String, String> m = new LinkedHashMap<>();
             for (Store.Setting s : e.getValue()) {
                 m.put(s.name(), s.value());
             }
-            b.append(first ? "\n" : ",\n").append("    ").append(Json.string(e.getKey())).append(": ").append(Json.value(m));
-            first = false;
+            storeOptions.put(e.getKey(), m);
         }
-        b.append("\n  },\n");
-        b.append("  \"children\": [");
-        for (int i = 0; i < children.size(); i++) {
-            ChildLauncher.ChildRun c = children.get(i);
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("store", c.store());
-            m.put("exitCode", c.exitCode());
-            m.put("seconds", c.seconds());
-            m.put("phasesReported", c.results().size());
-            b.append(i == 0 ? "\n    " : ",\n    ").append(Json.value(m));
-        }
-        b.append("\n  ],\n");
-        b.append("  \"errors\": ").append(r.errors()).append(",\n");
-        b.append("  \"results\": [\n");
-        List<Map<String, Object>> records = r.records();
-        for (int i = 0; i < records.size(); i++) {
-            b.append("    ").append(Json.value(ordered(records.get(i)))).append(i + 1 < records.size() ? ",\n" : "\n");
-        }
-        b.append("  ],\n");
-        b.append("  \"ratios\": [\n");
-        List<String> phases = r.phases();
-        for (int i = 0; i < phases.size(); i++) {
-            String p = phases.get(i);
+        List<Child> childRows = children.stream()
+                .map(c -> new Child(c.store(), c.exitCode(), c.seconds(), c.results().size())).toList();
+        List<Map<String, Object>> ratios = new ArrayList<>();
+        for (String p : r.phases()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("phase", p);
-            m.put("opsPerSec", finite(r.ratio(p, "opsPerSec")));
-            m.put("opsPerSecWithSettle", finite(r.ratio(p, "opsPerSecWithSettle")));
-            m.put("p99Micros", finite(r.ratio(p, "p99Micros")));
-            m.put("writeAmplification", finite(r.ratio(p, "writeAmplification")));
-            m.put("spaceAmplification", finite(r.ratio(p, "spaceAmplification")));
-            m.put("peakRssBytes", finite(r.ratio(p, "peakRssBytes")));
-            b.append("    ").append(Json.value(m)).append(i + 1 < phases.size() ? ",\n" : "\n");
+            for (Results.Metric metric : Results.RATIOS) {
+                m.put(metric.name(), r.ratio(p, metric));
+            }
+            ratios.add(m);
         }
-        b.append("  ],\n");
-        b.append("  \"goals\": [\n");
-        List<Results.Goal> goals = Results.GOALS;
-        for (int i = 0; i < goals.size(); i++) {
-            Results.Goal g = goals.get(i);
-            double ratio = r.ratio(g.phase(), g.field());
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("goal", g.what());
-            m.put("phase", g.phase());
-            m.put("field", g.field());
-            m.put("target", (g.atLeast() ? ">= " : "<= ") + g.target());
-            m.put("ratio", finite(ratio));
-            m.put("met", Double.isFinite(ratio) ? (Object) g.met(ratio) : null);
-            b.append("    ").append(Json.value(m)).append(i + 1 < goals.size() ? ",\n" : "\n");
+        List<Goal> goals = new ArrayList<>();
+        for (Results.Goal g : Results.GOALS) {
+            double ratio = r.ratio(g.phase(), g.metric());
+            goals.add(new Goal(g.what(), g.phase(), g.metric().name(), (g.atLeast() ? ">= " : "<= ") + g.target(),
+                    ratio, Double.isFinite(ratio) ? g.met(ratio) : null));
         }
-        b.append("  ]\n}\n");
-        return b.toString();
+        return new Report(MachineInfo.describe(), command, date, wallSeconds, o.describe(), storeOptions, childRows,
+                r.errors(), r.records().stream().map(DbJson::flat).toList(), ratios, goals);
     }
 
-    /** The core fields first, in a fixed order (null when absent), then the rest as sent. */
-    private static Map<String, Object> ordered(Map<String, Object> record) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (String f : Results.CORE_FIELDS) {
-            m.put(f, record.get(f));
-        }
-        for (Map.Entry<String, Object> e : record.entrySet()) {
-            if (!m.containsKey(e.getKey())) {
-                m.put(e.getKey(), e.getValue());
+    /**
+     * A result as one flat record: its own fields in order, then those of its nested parts in their
+     * place (scan, writer, the store's counters), RocksDB's files per level as {@code filesL0..6}
+     * for the levels that have any.
+     */
+    static Map<String, Object> flat(PhaseResult r) {
+        Map<String, Object> m = Json.EXACT.convertValue(r, FIELDS);
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : m.entrySet()) {
+            if (!(e.getValue() instanceof Map<?, ?> part)) {
+                if (e.getValue() != null || !isPart(e.getKey())) {
+                    out.put(e.getKey(), e.getValue());
+                }
+                continue;
+            }
+            for (Map.Entry<?, ?> f : part.entrySet()) {
+                if (f.getValue() instanceof List<?> files && f.getKey().equals("filesPerLevel")) {
+                    for (int level = 0; level < files.size(); level++) {
+                        if (files.get(level) instanceof Number n && n.longValue() > 0) {
+                            out.put("filesL" + level, n);
+                        }
+                    }
+                } else {
+                    out.put(String.valueOf(f.getKey()), f.getValue());
+                }
             }
         }
-        return m;
+        return out;
     }
 
-    private static Object finite(double x) {
-        return Double.isFinite(x) ? x : null;
+    /** The nested parts of a result: left out of the flat record when absent. */
+    private static boolean isPart(String field) {
+        return switch (field) {
+            case "scan", "writer", "remixdb", "rocksdb" -> true;
+            default -> false;
+        };
     }
 
-    static void write(Path file, String json) throws IOException {
-        Path dir = file.toAbsolutePath().getParent();
-        if (dir != null) {
-            Files.createDirectories(dir);
-        }
-        Files.writeString(file, json, StandardCharsets.UTF_8);
+    static void write(Path file, Report report) throws IOException {
+        Json.writeReport(file, report);
     }
 }

@@ -3,7 +3,6 @@ package dev.remixdb.bench.dbbench;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The readable table of a db run: a row per phase and store, with the ours/RocksDB ratios on the
@@ -22,7 +21,7 @@ final class DbReport {
         for (String phase : r.phases()) {
             boolean first = true;
             for (String store : Store.NAMES) {
-                Map<String, Object> x = r.find(phase, store);
+                PhaseResult x = r.find(phase, store);
                 if (x == null) {
                     continue;
                 }
@@ -30,20 +29,21 @@ final class DbReport {
                 first = false;
                 boolean ours = store.equals("remixdb");
                 out.printf(Locale.ROOT, ROW, label, store,
-                        Units.count(Results.num(x, "opsPerSec")),
-                        x.containsKey("opsPerSecWithSettle") ? Units.count(Results.num(x, "opsPerSecWithSettle")) : "-",
-                        ours ? Units.ratio(r.ratio(phase, "opsPerSec")) : "",
-                        Units.micros(Results.num(x, "p50Micros")),
-                        Units.micros(Results.num(x, "p99Micros")),
-                        Units.micros(Results.num(x, "p999Micros")),
-                        Units.mib1(Results.num(x, "bytesWritten")),
-                        Units.fixed2(Results.num(x, "writeAmplification")),
-                        ours && x.get("writeAmplification") != null ? Units.ratio(r.ratio(phase, "writeAmplification")) : "",
-                        Units.mib1(Results.num(x, "diskBytes")),
-                        Units.fixed2(Results.num(x, "spaceAmplification")),
-                        Units.mib1(Results.num(x, "peakRssBytes")),
-                        Units.mib1(Results.num(x, "offHeapBytes")),
-                        Units.count(Results.num(x, "errors")));
+                        Units.count(x.opsPerSec()),
+                        x.opsPerSecWithSettle() != null ? Units.count(x.opsPerSecWithSettle()) : "-",
+                        ours ? Units.ratio(r.ratio(phase, Results.OPS_PER_SEC)) : "",
+                        Units.micros(x.p50Micros()),
+                        Units.micros(x.p99Micros()),
+                        Units.micros(x.p999Micros()),
+                        Units.mib1(x.bytesWritten()),
+                        Units.fixed2(Results.num(x, Results.WRITE_AMPLIFICATION)),
+                        ours && x.writeAmplification() != null
+                                ? Units.ratio(r.ratio(phase, Results.WRITE_AMPLIFICATION)) : "",
+                        Units.mib1(x.diskBytes()),
+                        Units.fixed2(Results.num(x, Results.SPACE_AMPLIFICATION)),
+                        Units.mib1(x.peakRssBytes()),
+                        Units.mib1(x.offHeapBytes()),
+                        Units.count(x.errors()));
             }
         }
         printGoals(r, out);
@@ -66,7 +66,7 @@ final class DbReport {
         out.println();
         out.println("Goals of issue 5 (ours/RocksDB, same run):");
         for (Results.Goal g : present) {
-            double ratio = r.ratio(g.phase(), g.field());
+            double ratio = r.ratio(g.phase(), g.metric());
             out.printf(Locale.ROOT, "  %-28s %8s   target %s %.1fx   %s%n", g.what(), Units.ratio(ratio),
                     g.atLeast() ? ">=" : "<=", g.target(), g.met(ratio) ? "met" : "NOT met");
         }

@@ -6,10 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -52,7 +50,7 @@ final class PhaseRunner {
     }
 
     /** Runs every phase in order, handing each result to {@code out} as soon as it is measured. */
-    void runAll(Consumer<Map<String, Object>> out) throws Exception {
+    void runAll(Consumer<PhaseResult> out) throws Exception {
         openFresh();
         try {
             for (int i = 0; i < o.phases().size(); i++) {
@@ -79,11 +77,11 @@ final class PhaseRunner {
         written = false;
     }
 
-    /** What a phase's body returns; the rest of the record is measured around it. */
+    /** What a phase's body returns; the rest of the result is measured around it. */
     private record Outcome(long ops, double seconds, Histogram histogram, long found, long userBytes,
-                          Map<String, Object> extra) {}
+                          PhaseResult.Scan scan, PhaseResult.Writer writer) {}
 
-    private Map<String, Object> run(PhaseSpec p, int index) throws Exception {
+    private PhaseResult run(PhaseSpec p, int index) throws Exception {
         if (p.kind().fills() && written) {
             openFresh();
         }
@@ -112,72 +110,47 @@ final class PhaseRunner {
             }
             ProcSample after = ProcSample.now();
             profile.stop();
-            Map<String, Object> m = record(p, out, check, settle, before, after);
-            log.println(summary(m));
-            return m;
+            PhaseResult r = result(p, out, check, settle, before, after);
+            log.println(summary(r));
+            return r;
         }
     }
 
-    private Map<String, Object> header(PhaseSpec p, int threads) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("phase", p.label());
-        m.put("store", storeName);
-        m.put("kind", p.kind().name().toLowerCase(Locale.ROOT));
-        m.put("threads", threads);
-        return m;
-    }
-
-    private Map<String, Object> record(PhaseSpec p, Outcome out, Checker check, double settle, ProcSample before,
-                                       ProcSample after) throws Exception {
+    private PhaseResult result(PhaseSpec p, Outcome out, Checker check, double settle, ProcSample before,
+                               ProcSample after) throws Exception {
         Histogram h = out.histogram();
         int threads = p.kind() == PhaseSpec.Kind.READWHILEWRITING || p.reads() ? o.threads() : 1;
-        Map<String, Object> m = header(p, threads);
-        m.put("ops", out.ops());
-        m.put("seconds", out.seconds());
-        m.put("opsPerSec", out.ops() / out.seconds());
-        m.put("p50Micros", h.getValueAtPercentile(50) / 1e3);
-        m.put("p99Micros", h.getValueAtPercentile(99) / 1e3);
-        m.put("p999Micros", h.getValueAtPercentile(99.9) / 1e3);
-        m.put("maxMicros", h.getMaxValue() / 1e3);
-        m.put("meanMicros", h.getMean() / 1e3);
-        m.put("found", out.found());
-        m.put("errors", check.errors());
         long bytesWritten = after.writtenSince(before);
-        m.put("bytesWritten", bytesWritten);
-        m.put("bytesRead", after.readSince(before));
-        m.put("userBytes", out.userBytes());
-        m.put("writeAmplification", out.userBytes() > 0 && bytesWritten >= 0
-                ? (Object) ((double) bytesWritten / out.userBytes()) : null);
-        if (p.kind().writes()) {
-            m.put("settleSeconds", settle);
-            m.put("opsPerSecWithSettle", out.ops() / (out.seconds() + settle));
-        }
-        m.put("cpuSeconds", after.cpuSecondsSince(before));
+        boolean writes = p.kind().writes();
         long disk = DirSize.of(dir);
-        m.put("diskBytes", disk);
-        m.put("liveKeys", live.live());
-        m.put("spaceAmplification", live.live() > 0 ? (Object) ((double) disk / (live.live() * o.entryBytes())) : null);
-        m.put("peakRssBytes", after.peakRssBytes());
-        m.put("rssBytes", after.rssBytes());
-        m.put("offHeapBytes", store.offHeapBytes());
-        m.putAll(out.extra());
-        m.putAll(store.details());
-        return m;
+        long liveKeys = live.live();
+        PhaseResult.StoreCounters counters = store.counters();
+        return new PhaseResult(p.label(), storeName, p.kind().name().toLowerCase(Locale.ROOT), threads, out.ops(),
+                out.seconds(), out.ops() / out.seconds(), h.getValueAtPercentile(50) / 1e3,
+                h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3,
+                h.getMean() / 1e3, out.found(), check.errors(), bytesWritten, after.readSince(before), out.userBytes(),
+                out.userBytes() > 0 && bytesWritten >= 0 ? (double) bytesWritten / out.userBytes() : null,
+                writes ? settle : null, writes ? out.ops() / (out.seconds() + settle) : null,
+                after.cpuSecondsSince(before), disk, liveKeys,
+                liveKeys > 0 ? (double) disk / (liveKeys * o.entryBytes()) : null,
+                after.peakRssBytes(), after.rssBytes(), store.offHeapBytes(), out.scan(), out.writer(),
+                counters instanceof PhaseResult.RemixCounters c ? c : null,
+                counters instanceof PhaseResult.RocksCounters c ? c : null);
     }
 
-    private String summary(Map<String, Object> m) {
+    private String summary(PhaseResult r) {
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%s %s: %,d ops in %.1f s", storeName,
-                m.get("phase"), (Long) m.get("ops"), (Double) m.get("seconds")));
-        if (m.containsKey("settleSeconds")) {
-            b.append(String.format(Locale.ROOT, " (+%.1f s until idle)", (Double) m.get("settleSeconds")));
+                r.phase(), r.ops(), r.seconds()));
+        if (r.settleSeconds() != null) {
+            b.append(String.format(Locale.ROOT, " (+%.1f s until idle)", r.settleSeconds()));
         }
-        b.append(String.format(Locale.ROOT, " = %,.0f ops/s; p50 %s us, p99 %s us", (Double) m.get("opsPerSec"),
-                Units.micros((Double) m.get("p50Micros")), Units.micros((Double) m.get("p99Micros"))));
-        if (m.get("writeAmplification") instanceof Double wa) {
-            b.append(String.format(Locale.ROOT, "; wrote %s MiB, WA %.2f", Units.mib1((Long) m.get("bytesWritten")), wa));
+        b.append(String.format(Locale.ROOT, " = %,.0f ops/s; p50 %s us, p99 %s us", r.opsPerSec(),
+                Units.micros(r.p50Micros()), Units.micros(r.p99Micros())));
+        if (r.writeAmplification() != null) {
+            b.append(String.format(Locale.ROOT, "; wrote %s MiB, WA %.2f", Units.mib1(r.bytesWritten()),
+                    r.writeAmplification()));
         }
-        b.append(String.format(Locale.ROOT, "; disk %s MiB; errors %d", Units.mib1((Long) m.get("diskBytes")),
-                (Long) m.get("errors")));
+        b.append(String.format(Locale.ROOT, "; disk %s MiB; errors %d", Units.mib1(r.diskBytes()), r.errors()));
         return b.toString();
     }
 
@@ -204,7 +177,7 @@ final class PhaseRunner {
         for (long i = 0; i < n; i++) {
             live.set(i, gen);
         }
-        return withUserBytes(out, n * o.entryBytes(), Map.of());
+        return withUserBytes(out, n * o.entryBytes(), null, null);
     }
 
     private Outcome overwrite(PhaseSpec p, int index) throws Exception {
@@ -226,7 +199,7 @@ final class PhaseRunner {
             }
             return 0;
         });
-        return withUserBytes(out, n * o.entryBytes(), Map.of());
+        return withUserBytes(out, n * o.entryBytes(), null, null);
     }
 
     /** As {@link #overwrite}, in atomic batches of {@code p.length()} puts: same keys, same values. */
@@ -260,7 +233,7 @@ final class PhaseRunner {
             }
             return 0;
         });
-        return withUserBytes(out, n * o.entryBytes(), Map.of());
+        return withUserBytes(out, n * o.entryBytes(), null, null);
     }
 
     private Outcome deletes(PhaseSpec p, int index) throws Exception {
@@ -279,7 +252,7 @@ final class PhaseRunner {
             }
             return 0;
         });
-        return withUserBytes(out, n * Keys.BYTES, Map.of());
+        return withUserBytes(out, n * Keys.BYTES, null, null);
     }
 
     // ---- read phases (--threads threads) ----
@@ -369,10 +342,7 @@ final class PhaseRunner {
         for (long e : entries) {
             sum += e;
         }
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("scanLength", n);
-        extra.put("entries", sum);
-        return withUserBytes(out, 0, extra);
+        return withUserBytes(out, 0, new PhaseResult.Scan(n, sum), null);
     }
 
     /**
@@ -442,15 +412,13 @@ final class PhaseRunner {
         for (int i = rewritten.nextSetBit(0); i >= 0; i = rewritten.nextSetBit(i + 1)) {
             live.set(i, newGen);
         }
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("writerOps", writerOps[0]);
-        extra.put("writerOpsPerSec", writerOps[0] / writerSeconds);
-        extra.put("writerP99Micros", writerHist.getValueAtPercentile(99) / 1e3);
-        return withUserBytes(readers, writerOps[0] * o.entryBytes(), extra);
+        PhaseResult.Writer w = new PhaseResult.Writer(writerOps[0], writerOps[0] / writerSeconds,
+                writerHist.getValueAtPercentile(99) / 1e3);
+        return withUserBytes(readers, writerOps[0] * o.entryBytes(), null, w);
     }
 
-    private static Outcome withUserBytes(Outcome o, long userBytes, Map<String, Object> extra) {
-        return new Outcome(o.ops(), o.seconds(), o.histogram(), o.found(), userBytes, extra);
+    private static Outcome withUserBytes(Outcome o, long userBytes, PhaseResult.Scan scan, PhaseResult.Writer writer) {
+        return new Outcome(o.ops(), o.seconds(), o.histogram(), o.found(), userBytes, scan, writer);
     }
 
     /** Thread t's keys in phase {@code index}: the same in both stores' processes. */
@@ -522,7 +490,7 @@ final class PhaseRunner {
             all.add(hists[t]);
             foundSum += found[t];
         }
-        return new Outcome(total, seconds, all, foundSum, 0, Map.of());
+        return new Outcome(total, seconds, all, foundSum, 0, null, null);
     }
 
     private Progress progress(long units) {

@@ -6,9 +6,7 @@ import dev.remixdb.RemixDB;
 import dev.remixdb.Stats;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** RemixDB behind {@link Store}: a memtable of {@code --remix-memtable-mb}, a block cache of {@code --cache-mb}. */
 final class RemixStore implements Store {
@@ -92,19 +90,11 @@ final class RemixStore implements Store {
     }
 
     @Override
-    public Map<String, Object> details() {
+    public PhaseResult.RemixCounters counters() {
         Stats s = db.stats();
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("storeWriteAmplification", s.writeAmplification());
-        m.put("blockCacheBytes", s.blockCacheBytes());
-        m.put("partitions", s.partitions());
-        m.put("tables", s.tables());
-        m.put("compactionsMinor", s.compactions().minor());
-        m.put("compactionsMajor", s.compactions().major());
-        m.put("compactionsSplit", s.compactions().split());
-        m.put("compactionsAbort", s.compactions().abort());
-        m.put("stallSeconds", s.stallNanos() / 1e9);
-        return m;
+        return new PhaseResult.RemixCounters(s.writeAmplification(), s.blockCacheBytes(), s.partitions(), s.tables(),
+                s.compactions().minor(), s.compactions().major(), s.compactions().split(), s.compactions().abort(),
+                s.stallNanos() / 1e9);
     }
 
     @Override

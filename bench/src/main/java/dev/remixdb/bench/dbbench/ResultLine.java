@@ -1,65 +1,45 @@
 package dev.remixdb.bench.dbbench;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.remixdb.bench.json.Json;
+import java.io.UncheckedIOException;
 
 /**
- * How a child process hands one phase's result to the parent: a line on its stdout,
- * {@code @@dbbench-result} then tab-separated {@code name=value} pairs. Numbers round-trip exactly
- * (Long, or Double by {@link Double#toString}); strings lose tabs and newlines. Any other stdout line
- * of the child is passed through for the reader.
+ * How a child process hands one phase's {@link PhaseResult} to the parent: a line on its stdout,
+ * {@code @@dbbench-result } then the result as one JSON object. Every field is written and read back
+ * as the record declares it (long, double, string, nested record, list), exactly, NaN included; a
+ * missing or unknown field is an error, so a parent and child that disagree fail loudly. The tag
+ * tells result lines from anything else a library prints on the child's stdout, which the parent
+ * passes through.
  */
 final class ResultLine {
-    static final String PREFIX = "@@dbbench-result";
+    static final String PREFIX = "@@dbbench-result ";
 
     private ResultLine() {}
 
-    /** The line for a flat record; null values are left out. */
-    static String encode(Map<String, Object> record) {
-        StringBuilder b = new StringBuilder(PREFIX);
-        for (Map.Entry<String, Object> e : record.entrySet()) {
-            Object v = e.getValue();
-            if (v == null) {
-                continue;
-            }
-            String s = v instanceof Double d ? Double.toString(d) : String.valueOf(v);
-            b.append('\t').append(e.getKey()).append('=').append(s.replace('\t', ' ').replace('\n', ' '));
+    /** The line for a result. */
+    static String encode(PhaseResult r) {
+        try {
+            return PREFIX + Json.EXACT.writeValueAsString(r);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("cannot encode the result of " + r.phase(), e);
         }
-        return b.toString();
     }
 
     /** Whether {@code line} is a result line. */
     static boolean matches(String line) {
-        return line.startsWith(PREFIX + "\t") || line.equals(PREFIX);
+        return line.startsWith(PREFIX);
     }
 
-    /** The record of a result line: integers as Long, other numbers as Double, true/false as Boolean. */
-    static Map<String, Object> decode(String line) {
+    /** The result of a result line; IllegalArgumentException when it is not one or does not parse. */
+    static PhaseResult decode(String line) {
         if (!matches(line)) {
             throw new IllegalArgumentException("not a result line: " + line);
         }
-        Map<String, Object> m = new LinkedHashMap<>();
-        String[] parts = line.split("\t");
-        for (int i = 1; i < parts.length; i++) {
-            int eq = parts[i].indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("malformed field '" + parts[i] + "' in result line: " + line);
-            }
-            m.put(parts[i].substring(0, eq), parseValue(parts[i].substring(eq + 1)));
+        try {
+            return Json.EXACT.readValue(line.substring(PREFIX.length()), PhaseResult.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("malformed result line (" + e.getOriginalMessage() + "): " + line, e);
         }
-        return m;
-    }
-
-    private static Object parseValue(String s) {
-        if (s.equals("true") || s.equals("false")) {
-            return Boolean.valueOf(s);
-        }
-        if (s.matches("-?[0-9]{1,18}")) {
-            return Long.parseLong(s);
-        }
-        if (s.matches("-?[0-9.]+(E-?[0-9]+)?|NaN|-?Infinity")) {
-            return Double.parseDouble(s);
-        }
-        return s;
     }
 }

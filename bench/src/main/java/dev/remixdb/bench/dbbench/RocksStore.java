@@ -3,9 +3,7 @@ package dev.remixdb.bench.dbbench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
@@ -163,18 +161,14 @@ final class RocksStore implements Store {
     }
 
     @Override
-    public Map<String, Object> details() throws RocksDBException {
-        Map<String, Object> m = new LinkedHashMap<>();
+    public PhaseResult.RocksCounters counters() throws RocksDBException {
+        List<Long> files = new ArrayList<>();
         for (int level = 0; level < 7; level++) {
             // A string property: getLongProperty answers NotFound for it.
-            long files = Long.parseLong(db.getProperty("rocksdb.num-files-at-level" + level).trim());
-            if (files > 0) {
-                m.put("filesL" + level, files);
-            }
+            files.add(Long.parseLong(db.getProperty("rocksdb.num-files-at-level" + level).trim()));
         }
-        m.put("liveSstBytes", db.getLongProperty("rocksdb.live-sst-files-size"));
-        m.put("blockCacheBytes", db.getLongProperty("rocksdb.block-cache-usage"));
-        return m;
+        return new PhaseResult.RocksCounters(files, db.getLongProperty("rocksdb.live-sst-files-size"),
+                db.getLongProperty("rocksdb.block-cache-usage"));
     }
 
     @Override

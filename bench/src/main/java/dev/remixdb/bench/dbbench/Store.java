@@ -1,7 +1,6 @@
 package dev.remixdb.bench.dbbench;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * One store under test, as the phases use it. The two implementations ({@link RemixStore},
@@ -36,8 +35,8 @@ public interface Store extends AutoCloseable {
     /** Native memory the store reports using (memtables, cache, index metadata); -1 when unknown. */
     long offHeapBytes() throws Exception;
 
-    /** Extra store-specific numbers for the results (flat: names to numbers or strings). */
-    Map<String, Object> details() throws Exception;
+    /** The store's own counters for the results. */
+    PhaseResult.StoreCounters counters() throws Exception;
 
     @Override
     void close() throws java.io.IOException;

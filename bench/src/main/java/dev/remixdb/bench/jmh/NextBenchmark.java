@@ -1,7 +1,7 @@
 package dev.remixdb.bench.jmh;
 
 import dev.remixdb.bench.baseline.MergingIterator;
-import dev.remixdb.bench.data.KeyCodec;
+import dev.remixdb.bench.data.KeyFormat;
 import dev.remixdb.remix.RemixCursor;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
@@ -64,9 +64,9 @@ public class NextBenchmark {
     private void restart() {
         state.nextKey();
         if (cursor != null) {
-            cursor.seek(state.key, 0, KeyCodec.KEY_BYTES);
+            cursor.seek(state.key, 0, KeyFormat.KEY_BYTES);
         } else {
-            merging.seek(state.key, 0, KeyCodec.KEY_BYTES);
+            merging.seek(state.key, 0, KeyFormat.KEY_BYTES);
         }
     }
 

@@ -2,7 +2,7 @@ package dev.remixdb.bench.jmh;
 
 import dev.remixdb.bench.data.Dataset;
 import dev.remixdb.bench.data.DatasetGenerator;
-import dev.remixdb.bench.data.KeyCodec;
+import dev.remixdb.bench.data.KeyFormat;
 import dev.remixdb.bench.data.Locality;
 import dev.remixdb.remix.Remix;
 import dev.remixdb.remix.RemixConfig;
@@ -17,8 +17,8 @@ final class RunsState implements AutoCloseable {
     final Dataset data;
     final Remix remix;
     final Arena arena = Arena.ofConfined();
-    final MemorySegment key = arena.allocate(KeyCodec.KEY_BYTES);
-    final MemorySegment out = arena.allocate(KeyCodec.KEY_BYTES + KeyCodec.VALUE_BYTES);
+    final MemorySegment key = arena.allocate(KeyFormat.KEY_BYTES);
+    final MemorySegment out = arena.allocate(KeyFormat.KEY_BYTES + KeyFormat.VALUE_BYTES);
     private long rng;
 
     RunsState(int runs, long keysPerRun, String locality, int segment) {
@@ -33,7 +33,7 @@ final class RunsState implements AutoCloseable {
         z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
         z ^= z >>> 31;
-        data.codec().writeKey(key, 0, Math.unsignedMultiplyHigh(z, data.keyCount()));
+        data.keyFormat().writeKey(key, 0, Math.unsignedMultiplyHigh(z, data.keyCount()));
     }
 
     @Override

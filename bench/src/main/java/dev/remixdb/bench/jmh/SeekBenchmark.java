@@ -1,7 +1,7 @@
 package dev.remixdb.bench.jmh;
 
 import dev.remixdb.bench.baseline.MergingIterator;
-import dev.remixdb.bench.data.KeyCodec;
+import dev.remixdb.bench.data.KeyFormat;
 import dev.remixdb.remix.RemixCursor;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
@@ -77,10 +77,10 @@ public class SeekBenchmark {
     public long seek() {
         state.nextKey();
         if (cursor != null) {
-            cursor.seek(state.key, 0, KeyCodec.KEY_BYTES);
+            cursor.seek(state.key, 0, KeyFormat.KEY_BYTES);
             cursor.copyKey(state.out, 0);
         } else {
-            merging.seek(state.key, 0, KeyCodec.KEY_BYTES);
+            merging.seek(state.key, 0, KeyFormat.KEY_BYTES);
             merging.copyKey(state.out, 0);
         }
         return state.out.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);

@@ -1,46 +1,31 @@
 package dev.remixdb.bench.micro;
 
-import static dev.remixdb.bench.chart.ChartKit.GRID;
-import static dev.remixdb.bench.chart.ChartKit.LABEL;
-import static dev.remixdb.bench.chart.ChartKit.SMALL;
-import static dev.remixdb.bench.chart.ChartKit.fmt;
-import static dev.remixdb.bench.chart.ChartKit.frame;
-import static dev.remixdb.bench.chart.ChartKit.legend;
-import static dev.remixdb.bench.chart.ChartKit.niceStep;
-import static dev.remixdb.bench.chart.ChartKit.noData;
-import static dev.remixdb.bench.chart.ChartKit.stroke;
-import static dev.remixdb.bench.chart.ChartKit.yAxis;
-
 import dev.remixdb.bench.MachineInfo;
-import dev.remixdb.bench.chart.ChartKit;
+import dev.remixdb.bench.chart.ChartSheet;
+import dev.remixdb.bench.chart.Charts;
 import dev.remixdb.bench.data.Locality;
-import java.awt.BasicStroke;
 import java.awt.Color;
-import java.awt.FontMetrics;
-import java.awt.Graphics2D;
-import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.internal.chartpart.Chart;
 
 /**
  * Draws a {@link MicroReport} as one PNG in the layout of the paper's figures: a row per locality
  * (Figures 11 and 12) with a panel per phase, ops/s against H for each index; a last row with the D
  * sweep (Figure 13) as bars and REMIX bytes/key against H. Linear axes from zero, like the paper.
- * Needs no display; the drawing pieces are {@link ChartKit}'s.
  */
 public final class ChartWriter {
     private static final int PANEL_W = 600;
     private static final int PANEL_H = 390;
-    private static final int TITLE_H = 64;
-    private static final int LEGEND_W = 160;
     private static final List<String> INDEXES =
             List.of("remix-full", "remix-tagseek", "remix-partial", "remix-notags", "bloom", "merging");
-    private static final List<Color> INDEX_COLORS = List.of(new Color(0x1F77B4), new Color(0x17BECF), new Color(0xFF7F0E),
-            new Color(0x9467BD), new Color(0x2CA02C), new Color(0xD62728));
+    private static final List<Color> INDEX_COLORS = List.of(new Color(0x1F77B4), new Color(0x17BECF),
+            new Color(0xFF7F0E), new Color(0x9467BD), new Color(0x2CA02C), new Color(0xD62728));
     private static final List<Color> D_COLORS = List.of(new Color(0x9ECAE1), new Color(0x3182BD), new Color(0x08519C));
 
     private ChartWriter() {}
@@ -50,52 +35,42 @@ public final class ChartWriter {
 
     /** Writes the chart to {@code file} as PNG, creating its folder. */
     public static void write(MicroReport r, Path file) throws IOException {
-        ChartKit.writePng(render(r), file);
+        sheet(r).writePng(file);
     }
 
-    /** The chart as an image. */
-    static BufferedImage render(MicroReport r) {
+    /** The chart's panels and heading. */
+    static ChartSheet sheet(MicroReport r) {
         MicroOptions o = r.options();
-        BufferedImage img = ChartKit.canvas(3 * PANEL_W, TITLE_H + 3 * PANEL_H);
-        Graphics2D g = ChartKit.graphics(img);
-        try {
-            g.setFont(ChartKit.HEADING);
-            g.drawString("REMIX micro-benchmark (FAST'21 \u00a75.1): throughput, higher is better", 16, 26);
-            g.setFont(SMALL);
-            g.drawString(String.format(Locale.ROOT, "%s profile, %,d keys/run, 16 B keys, 100 B values, D=%d;  %s",
-                    o.quick() ? "quick" : "full", o.keysPerRun(), o.segment(), MachineInfo.oneLine()), 16, 48);
-            List<Locality> locs = o.localities();
-            for (int row = 0; row < Math.min(2, locs.size()); row++) {
-                Locality l = locs.get(row);
-                int fig = l == Locality.WEAK ? 11 : 12;
-                int col = 0;
-                for (Phase p : Phase.values()) {
-                    String title = String.format("Fig. %d%c  %s, %s locality", fig, (char) ('a' + p.ordinal()),
-                            p.label(), l.label());
-                    opsPanel(g, col++ * PANEL_W, TITLE_H + row * PANEL_H, title, r, p, l.label());
-                }
+        ChartSheet sheet = new ChartSheet("REMIX micro-benchmark (FAST'21 \u00a75.1): throughput, higher is better",
+                String.format(Locale.ROOT, "%s profile, %,d keys/run, 16 B keys, 100 B values, D=%d;  %s",
+                        o.quick() ? "quick" : "full", o.keysPerRun(), o.segment(), MachineInfo.oneLine()), 3);
+        List<Locality> locs = o.localities();
+        for (int row = 0; row < Math.min(2, locs.size()); row++) {
+            Locality l = locs.get(row);
+            int fig = l == Locality.WEAK ? 11 : 12;
+            for (Phase p : Phase.values()) {
+                String title = String.format("Fig. %d%c  %s, %s locality", fig, (char) ('a' + p.ordinal()), p.label(),
+                        l.label());
+                sheet.add(opsPanel(title, r, p, l.label()));
             }
-            int y = TITLE_H + 2 * PANEL_H;
-            sweepPanel(g, 0, y, r, Phase.SEEK);
-            sweepPanel(g, PANEL_W, y, r, Phase.SEEK_NEXT50);
-            sizePanel(g, 2 * PANEL_W, y, r);
-        } finally {
-            g.dispose();
         }
-        return img;
+        sheet.add(sweepPanel(r, Phase.SEEK));
+        sheet.add(sweepPanel(r, Phase.SEEK_NEXT50));
+        sheet.add(sizePanel(r));
+        return sheet;
     }
 
-    private static void opsPanel(Graphics2D g, int x, int y, String title, MicroReport r, Phase p, String loc) {
+    private static Chart<?, ?> opsPanel(String title, MicroReport r, Phase p, String loc) {
         List<Series> series = new ArrayList<>();
         double max = 0;
         for (int i = 0; i < INDEXES.size(); i++) {
             String index = INDEXES.get(i);
             List<double[]> pts = new ArrayList<>();
-            for (Result x2 : r.results()) {
-                if (x2.phase() == p && x2.locality().equals(loc) && x2.index().equals(index)
-                        && (!x2.isRemix() || x2.segment() == r.options().segment())) {
-                    pts.add(new double[] {x2.runs(), x2.opsPerSec()});
-                    max = Math.max(max, x2.opsPerSec());
+            for (Result x : r.results()) {
+                if (x.phase() == p && x.locality().equals(loc) && x.index().equals(index)
+                        && (!x.isRemix() || x.segment() == r.options().segment())) {
+                    pts.add(new double[] {x.runs(), x.opsPerSec()});
+                    max = Math.max(max, x.opsPerSec());
                 }
             }
             if (!pts.isEmpty()) {
@@ -109,10 +84,10 @@ public final class ChartWriter {
                 pt[1] /= scale;
             }
         }
-        linePanel(g, x, y, title, scale == 1e6 ? "Mops/s" : "Kops/s", series);
+        return linePanel(title, scale == 1e6 ? "Mops/s" : "Kops/s", series);
     }
 
-    private static void sizePanel(Graphics2D g, int x, int y, MicroReport r) {
+    private static Chart<?, ?> sizePanel(MicroReport r) {
         List<Series> series = new ArrayList<>();
         String loc = r.options().localities().getFirst().label();
         for (boolean tags : new boolean[] {true, false}) {
@@ -131,74 +106,26 @@ public final class ChartWriter {
                 series.add(new Series(t + ", formula", c, true, formula));
             }
         }
-        linePanel(g, x, y, "REMIX bytes/key, D=" + r.options().segment() + ", " + loc + " locality",
-                "bytes/key", series);
+        return linePanel("REMIX bytes/key, D=" + r.options().segment() + ", " + loc + " locality", "bytes/key", series);
     }
 
-    private static void linePanel(Graphics2D g, int x, int y, String title, String yLabel, List<Series> series) {
-        int left = x + 72;
-        int right = x + PANEL_W - LEGEND_W - 10;
-        int top = y + 36;
-        int bottom = y + PANEL_H - 52;
-        frame(g, x, y, PANEL_W, PANEL_H, title);
+    private static Chart<?, ?> linePanel(String title, String yTitle, List<Series> series) {
         if (series.isEmpty()) {
-            noData(g, left, right, top, bottom);
-            return;
+            return Charts.noData(PANEL_W, PANEL_H, title);
         }
-        TreeSet<Double> xs = new TreeSet<>();
-        double max = 0;
+        XYChart c = Charts.lines(PANEL_W, PANEL_H, title, "runs (H)", yTitle);
         for (Series s : series) {
-            for (double[] p : s.points()) {
-                xs.add(p[0]);
-                max = Math.max(max, p[1]);
-            }
+            double[] xs = s.points().stream().mapToDouble(pt -> pt[0]).toArray();
+            double[] ys = s.points().stream().mapToDouble(pt -> pt[1]).toArray();
+            Charts.line(c, s.name(), s.color(), s.dashed(), xs, ys);
         }
-        double xMax = Math.max(1, xs.last());
-        double step = niceStep(max / 5);
-        double yMax = Math.max(step, Math.ceil(max / step) * step);
-        yAxis(g, left, right, top, bottom, yMax, step, yLabel);
-        g.setFont(SMALL);
-        FontMetrics fm = g.getFontMetrics();
-        for (double v : xs) {
-            int px = left + (int) Math.round((right - left) * v / xMax);
-            g.setColor(GRID);
-            g.drawLine(px, top, px, bottom);
-            g.setColor(Color.BLACK);
-            g.drawLine(px, bottom, px, bottom + 4);
-            String s = fmt(v);
-            g.drawString(s, px - fm.stringWidth(s) / 2, bottom + 18);
-        }
-        g.setFont(LABEL);
-        String xl = "runs (H)";
-        g.drawString(xl, (left + right) / 2 - g.getFontMetrics().stringWidth(xl) / 2, bottom + 38);
-        for (Series s : series) {
-            g.setColor(s.color());
-            g.setStroke(stroke(s.dashed()));
-            int[] px = new int[s.points().size()];
-            int[] py = new int[px.length];
-            for (int i = 0; i < px.length; i++) {
-                double[] p = s.points().get(i);
-                px[i] = left + (int) Math.round((right - left) * p[0] / xMax);
-                py[i] = bottom - (int) Math.round((bottom - top) * p[1] / yMax);
-            }
-            g.drawPolyline(px, py, px.length);
-            g.setStroke(new BasicStroke(1f));
-            for (int i = 0; i < px.length; i++) {
-                g.fillOval(px[i] - 4, py[i] - 4, 8, 8);
-            }
-        }
-        legend(g, right + 14, top, series.stream().map(Series::name).toList(),
-                series.stream().map(Series::color).toList(), series.stream().map(Series::dashed).toList(), true);
+        return c;
     }
 
-    private static void sweepPanel(Graphics2D g, int x, int y, MicroReport r, Phase p) {
+    /** Figure 13: a group of bars (one per D) for each locality and in-segment search. */
+    private static Chart<?, ?> sweepPanel(MicroReport r, Phase p) {
         MicroOptions o = r.options();
         String title = String.format("Fig. 13  %s vs segment size D, H=%d", p.label(), o.sweepRuns());
-        int left = x + 72;
-        int right = x + PANEL_W - LEGEND_W - 10;
-        int top = y + 36;
-        int bottom = y + PANEL_H - 52;
-        frame(g, x, y, PANEL_W, PANEL_H, title);
         List<Integer> ds = new ArrayList<>(new TreeSet<>(o.sweepSegments()));
         List<String> groups = new ArrayList<>();
         List<double[]> values = new ArrayList<>();
@@ -206,12 +133,13 @@ public final class ChartWriter {
         for (Locality l : o.localities()) {
             for (String index : List.of("remix-full", "remix-partial")) {
                 double[] v = new double[ds.size()];
+                java.util.Arrays.fill(v, Double.NaN);
                 boolean any = false;
-                for (Result x2 : r.results()) {
-                    int di = ds.indexOf(x2.segment());
-                    if (x2.phase() == p && x2.runs() == o.sweepRuns() && x2.index().equals(index)
-                            && x2.locality().equals(l.label()) && di >= 0) {
-                        v[di] = x2.opsPerSec();
+                for (Result x : r.results()) {
+                    int di = ds.indexOf(x.segment());
+                    if (x.phase() == p && x.runs() == o.sweepRuns() && x.index().equals(index)
+                            && x.locality().equals(l.label()) && di >= 0) {
+                        v[di] = x.opsPerSec();
                         max = Math.max(max, v[di]);
                         any = true;
                     }
@@ -223,34 +151,20 @@ public final class ChartWriter {
             }
         }
         if (groups.isEmpty() || ds.size() < 2) {
-            noData(g, left, right, top, bottom);
-            return;
+            return Charts.noData(PANEL_W, PANEL_H, title);
         }
         double scale = max >= 1e6 ? 1e6 : 1e3;
-        double step = niceStep(max / scale / 5);
-        double yMax = Math.max(step, Math.ceil(max / scale / step) * step);
-        yAxis(g, left, right, top, bottom, yMax, step, scale == 1e6 ? "Mops/s" : "Kops/s");
-        int gw = (right - left) / groups.size();
-        int bw = Math.max(4, (gw - 16) / ds.size());
-        g.setFont(SMALL);
-        FontMetrics fm = g.getFontMetrics();
-        for (int gi = 0; gi < groups.size(); gi++) {
-            int gx = left + gi * gw + (gw - bw * ds.size()) / 2;
-            for (int di = 0; di < ds.size(); di++) {
-                double v = values.get(gi)[di] / scale;
-                int h = (int) Math.round((bottom - top) * v / yMax);
-                g.setColor(D_COLORS.get(Math.min(di, D_COLORS.size() - 1)));
-                g.fillRect(gx + di * bw, bottom - h, bw - 2, h);
+        double[][] scaled = new double[groups.size()][ds.size()];
+        for (int g = 0; g < groups.size(); g++) {
+            for (int d = 0; d < ds.size(); d++) {
+                scaled[g][d] = values.get(g)[d] / scale;
             }
-            g.setColor(Color.BLACK);
-            String s = groups.get(gi);
-            g.drawString(s, left + gi * gw + gw / 2 - fm.stringWidth(s) / 2, bottom + 18);
         }
-        List<String> names = ds.stream().map(d -> "D=" + d).toList();
         List<Color> colors = new ArrayList<>();
         for (int i = 0; i < ds.size(); i++) {
             colors.add(D_COLORS.get(Math.min(i, D_COLORS.size() - 1)));
         }
-        legend(g, right + 14, top, names, colors, names.stream().map(n -> false).toList(), false);
+        return Charts.bars(PANEL_W, PANEL_H, title, scale == 1e6 ? "Mops/s" : "Kops/s", groups,
+                ds.stream().map(d -> "D=" + d).toList(), colors, scaled, false);
     }
 }

@@ -1,6 +1,6 @@
 package dev.remixdb.bench.micro;
 
-import dev.remixdb.bench.data.KeyCodec;
+import dev.remixdb.bench.data.KeyFormat;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -14,12 +14,12 @@ final class Checker {
     private Checker() {}
 
     /** Checks {@code ops} operations; returns comparisons per operation. Throws on a wrong answer. */
-    static double check(Target t, Phase phase, KeyCodec codec, long seed, int ops) {
-        long n = codec.count();
+    static double check(Target t, Phase phase, KeyFormat keyFormat, long seed, int ops) {
+        long n = keyFormat.count();
         KeyStream keys = new KeyStream(n, seed);
-        int pair = KeyCodec.KEY_BYTES + KeyCodec.VALUE_BYTES;
+        int pair = KeyFormat.KEY_BYTES + KeyFormat.VALUE_BYTES;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment key = arena.allocate(KeyCodec.KEY_BYTES);
+            MemorySegment key = arena.allocate(KeyFormat.KEY_BYTES);
             MemorySegment out = arena.allocate((long) pair * Phase.SCAN_LENGTH);
             MemorySegment want = arena.allocate(pair);
             long before = t.comparisons();
@@ -27,41 +27,41 @@ final class Checker {
                 long idx = i == 0 ? 0 : i == 1 ? n - 1 : keys.next();
                 boolean absent = (i & 2) != 0;
                 if (absent) {
-                    codec.writeAbsentKey(key, 0, idx);
+                    keyFormat.writeAbsentKey(key, 0, idx);
                 } else {
-                    codec.writeKey(key, 0, idx);
+                    keyFormat.writeKey(key, 0, idx);
                 }
                 // The first key >= an absent key between idx and idx + 1 is idx + 1.
                 long first = absent ? idx + 1 : idx;
                 switch (phase) {
                     case SEEK -> {
-                        int len = t.seek(key, KeyCodec.KEY_BYTES, out);
+                        int len = t.seek(key, KeyFormat.KEY_BYTES, out);
                         if (first == n) {
                             expect(len == -1, t, phase, idx, absent, "found a key past the last one");
                         } else {
-                            expect(len == KeyCodec.KEY_BYTES, t, phase, idx, absent, "key length " + len);
-                            codec.writeKey(want, 0, first);
-                            expectBytes(out, 0, want, KeyCodec.KEY_BYTES, t, phase, idx, absent);
+                            expect(len == KeyFormat.KEY_BYTES, t, phase, idx, absent, "key length " + len);
+                            keyFormat.writeKey(want, 0, first);
+                            expectBytes(out, 0, want, KeyFormat.KEY_BYTES, t, phase, idx, absent);
                         }
                     }
                     case SEEK_NEXT50 -> {
-                        int got = t.seekNext(key, KeyCodec.KEY_BYTES, Phase.SCAN_LENGTH, out);
+                        int got = t.seekNext(key, KeyFormat.KEY_BYTES, Phase.SCAN_LENGTH, out);
                         long expected = Math.min(Phase.SCAN_LENGTH, n - first);
                         expect(got == expected, t, phase, idx, absent, got + " pairs, expected " + expected);
                         for (int j = 0; j < got; j++) {
-                            codec.writeKey(want, 0, first + j);
-                            codec.writeValue(want, KeyCodec.KEY_BYTES, first + j);
+                            keyFormat.writeKey(want, 0, first + j);
+                            keyFormat.writeValue(want, KeyFormat.KEY_BYTES, first + j);
                             expectBytes(out, (long) j * pair, want, pair, t, phase, idx, absent);
                         }
                     }
                     case GET -> {
-                        int len = t.get(key, KeyCodec.KEY_BYTES, out);
+                        int len = t.get(key, KeyFormat.KEY_BYTES, out);
                         if (absent) {
                             expect(len == -1, t, phase, idx, true, "found an absent key");
                         } else {
-                            expect(len == KeyCodec.VALUE_BYTES, t, phase, idx, false, "value length " + len);
-                            codec.writeValue(want, 0, idx);
-                            expectBytes(out, 0, want, KeyCodec.VALUE_BYTES, t, phase, idx, false);
+                            expect(len == KeyFormat.VALUE_BYTES, t, phase, idx, false, "value length " + len);
+                            keyFormat.writeValue(want, 0, idx);
+                            expectBytes(out, 0, want, KeyFormat.VALUE_BYTES, t, phase, idx, false);
                         }
                     }
                 }

@@ -1,6 +1,6 @@
 package dev.remixdb.bench.micro;
 
-import dev.remixdb.bench.data.KeyCodec;
+import dev.remixdb.bench.data.KeyFormat;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -36,7 +36,7 @@ final class Meter {
      * {@link #MAX_WARMUP} times {@code minNanos} have passed. (Without the JIT check, code still
      * running in a lower tier, waiting for its C2 compilation, would look stable.)
      */
-    static void warmUp(Target target, Phase phase, KeyCodec codec, KeyStream keys,
+    static void warmUp(Target target, Phase phase, KeyFormat keyFormat, KeyStream keys,
                        MemorySegment key, MemorySegment out, long minNanos) {
         long slice = Math.max(10_000_000L, minNanos / 4);
         long spent = 0;
@@ -44,7 +44,7 @@ final class Meter {
         long jit = compileMillis();
         int quietSlices = 0;
         while (true) {
-            Measurement m = run(target, phase, codec, keys, key, out, slice);
+            Measurement m = run(target, phase, keyFormat, keys, key, out, slice);
             spent += m.nanos();
             double rate = m.opsPerSec();
             long jitNow = compileMillis();
@@ -64,13 +64,13 @@ final class Meter {
      * Measures for about {@code nanos} ns in {@code samples} equal slices and reports the median
      * slice's rate, so that a short burst of other load on the machine does not move the result.
      */
-    static Sampled measure(Target target, Phase phase, KeyCodec codec, KeyStream keys,
+    static Sampled measure(Target target, Phase phase, KeyFormat keyFormat, KeyStream keys,
                            MemorySegment key, MemorySegment out, long nanos, int samples) {
         double[] rates = new double[samples];
         long ops = 0;
         long spent = 0;
         for (int i = 0; i < samples; i++) {
-            Measurement m = run(target, phase, codec, keys, key, out, Math.max(1, nanos / samples));
+            Measurement m = run(target, phase, keyFormat, keys, key, out, Math.max(1, nanos / samples));
             rates[i] = m.opsPerSec();
             ops += m.ops();
             spent += m.nanos();
@@ -89,7 +89,7 @@ final class Meter {
     }
 
     /** Runs {@code phase} on {@code target} for about {@code nanos} ns (at least one batch). */
-    static Measurement run(Target target, Phase phase, KeyCodec codec, KeyStream keys,
+    static Measurement run(Target target, Phase phase, KeyFormat keyFormat, KeyStream keys,
                            MemorySegment key, MemorySegment out, long nanos) {
         long sum = 0;
         long ops = 0;
@@ -100,20 +100,20 @@ final class Meter {
             switch (phase) {
                 case SEEK -> {
                     for (int i = 0; i < BATCH; i++) {
-                        codec.writeKey(key, 0, keys.next());
-                        sum += target.seek(key, KeyCodec.KEY_BYTES, out) + out.get(LONG, 8);
+                        keyFormat.writeKey(key, 0, keys.next());
+                        sum += target.seek(key, KeyFormat.KEY_BYTES, out) + out.get(LONG, 8);
                     }
                 }
                 case SEEK_NEXT50 -> {
                     for (int i = 0; i < BATCH; i++) {
-                        codec.writeKey(key, 0, keys.next());
-                        sum += target.seekNext(key, KeyCodec.KEY_BYTES, Phase.SCAN_LENGTH, out) + out.get(LONG, 8);
+                        keyFormat.writeKey(key, 0, keys.next());
+                        sum += target.seekNext(key, KeyFormat.KEY_BYTES, Phase.SCAN_LENGTH, out) + out.get(LONG, 8);
                     }
                 }
                 case GET -> {
                     for (int i = 0; i < BATCH; i++) {
-                        codec.writeKey(key, 0, keys.next());
-                        sum += target.get(key, KeyCodec.KEY_BYTES, out) + out.get(LONG, 0);
+                        keyFormat.writeKey(key, 0, keys.next());
+                        sum += target.get(key, KeyFormat.KEY_BYTES, out) + out.get(LONG, 0);
                     }
                 }
             }

@@ -1,19 +1,17 @@
 package dev.remixdb.bench.micro;
 
-import dev.remixdb.bench.Args;
-import dev.remixdb.bench.UsageException;
 import dev.remixdb.bench.data.Locality;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The settings of {@code remix-micro}, immutable. {@link #defaults(boolean)} gives the full or the
- * {@code --quick} profile; {@link #parse} applies command-line overrides on top.
+ * {@code --quick} profile; {@link RemixMicroCommand} applies command-line overrides on top. The
+ * constructor checks the combinations (segment sizes, H against D) and throws
+ * IllegalArgumentException, which the command reports as a usage error.
  *
  * @param runs          H values to sweep (REMIX §5.1: 1..16). Default: 1,2,4,8,12,16; quick: 1,2,4,8,16
  * @param localities    key-to-run patterns (H = 1 is measured once and reported for each)
@@ -43,11 +41,6 @@ public record MicroOptions(List<Integer> runs, List<Locality> localities, List<P
 
     /** Keys per run of the full profile: 64 MiB of 16 B keys and 100 B values, like the paper's 64 MB tables. */
     static final long PAPER_KEYS_PER_RUN = (64L << 20) / (16 + 100);
-
-    static final Set<String> VALUE_OPTIONS = Set.of("runs", "locality", "phases", "keys-per-run", "segment",
-            "sweep-segments", "sweep-runs", "preheat-ms", "warmup-ms", "measure-ms", "check-ops", "seed", "bloom-bits",
-            "json", "chart");
-    static final Set<String> FLAG_OPTIONS = Set.of("quick", "help");
 
     public MicroOptions {
         runs = List.copyOf(runs);
@@ -90,50 +83,6 @@ public record MicroOptions(List<Integer> runs, List<Locality> localities, List<P
                 quick ? 100_000 : PAPER_KEYS_PER_RUN, 32, List.of(16, 32, 64), 8,
                 quick ? 4000 : 15_000, quick ? 60 : 1000, quick ? 200 : 2000, quick ? 200 : 2000,
                 42, 10, null, null, quick);
-    }
-
-    /** Parses the command line of {@code remix-micro}. */
-    public static MicroOptions parse(String[] argv) {
-        Args a = Args.parse(argv, VALUE_OPTIONS, FLAG_OPTIONS);
-        MicroOptions d = defaults(a.flag("quick"));
-        try {
-            List<Locality> loc = new ArrayList<>();
-            for (String s : a.words("locality", List.of("weak", "strong"))) {
-                loc.add(Locality.parse(s));
-            }
-            List<Phase> ph = new ArrayList<>();
-            for (String s : a.words("phases", List.of("seek", "seeknext50", "get"))) {
-                ph.add(Phase.parse(s));
-            }
-            return new MicroOptions(
-                    boxed(a.intList("runs", unboxed(d.runs), 1, 63)), loc, ph,
-                    a.longValue("keys-per-run", d.keysPerRun, 1, 1L << 32),
-                    a.intValue("segment", d.segment, 16, 64),
-                    boxed(a.intList("sweep-segments", unboxed(d.sweepSegments), 16, 64)),
-                    a.intValue("sweep-runs", d.sweepRuns, 0, 63),
-                    a.longValue("preheat-ms", d.preheatMillis, 0, 3_600_000),
-                    a.longValue("warmup-ms", d.warmupMillis, 0, 3_600_000),
-                    a.longValue("measure-ms", d.measureMillis, 1, 3_600_000),
-                    a.intValue("check-ops", d.checkOps, 0, 10_000_000),
-                    a.longValue("seed", d.seed, Long.MIN_VALUE, Long.MAX_VALUE),
-                    a.intValue("bloom-bits", d.bloomBits, 1, 64),
-                    a.path("json"), a.path("chart"), d.quick);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage(), e);
-        }
-    }
-
-    private static List<Integer> boxed(int[] xs) {
-        return Arrays.stream(xs).boxed().toList();
-    }
-
-    private static int[] unboxed(List<Integer> xs) {
-        return xs.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    /** Whether {@code --help} was asked for. */
-    static boolean wantsHelp(String[] argv) {
-        return Arrays.asList(argv).contains("--help") || Arrays.asList(argv).contains("-h");
     }
 
     /** The segment sizes to build for {@code h} runs: the main D, plus the sweep at {@link #sweepRuns}. */

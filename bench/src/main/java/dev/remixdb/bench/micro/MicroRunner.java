@@ -3,7 +3,7 @@ package dev.remixdb.bench.micro;
 import dev.remixdb.bench.Progress;
 import dev.remixdb.bench.data.Dataset;
 import dev.remixdb.bench.data.DatasetGenerator;
-import dev.remixdb.bench.data.KeyCodec;
+import dev.remixdb.bench.data.KeyFormat;
 import dev.remixdb.bench.data.Locality;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -138,7 +138,7 @@ public final class MicroRunner {
                     data.add(ds);
                     sets.add(IndexSet.build(ds, all.segmentsFor(p.runs()), o.segment(), o.bloomBits()));
                 }
-                MemorySegment key = arena.allocate(KeyCodec.KEY_BYTES);
+                MemorySegment key = arena.allocate(KeyFormat.KEY_BYTES);
                 MemorySegment out = arena.allocate(outBytes());
                 int calls = PREHEAT_ROUNDS * shapes.stream().mapToInt(p -> p.variants().size()).sum();
                 long slice = Math.max(1, o.preheatMillis() / calls) * 1_000_000L;
@@ -151,11 +151,11 @@ public final class MicroRunner {
                             // deoptimises code compiled without them.
                             for (boolean counting : new boolean[] {true, false}) {
                                 try (Target t = sets.get(i).target(v.index(), v.segment(), counting)) {
-                                    Checker.check(t, v.phase(), ds.codec(), o.seed() + round, PREHEAT_CHECK_OPS);
+                                    Checker.check(t, v.phase(), ds.keyFormat(), o.seed() + round, PREHEAT_CHECK_OPS);
                                 }
                             }
                             try (Target t = sets.get(i).target(v.index(), v.segment(), false)) {
-                                Meter.run(t, v.phase(), ds.codec(), new KeyStream(ds.keyCount(), o.seed() + round),
+                                Meter.run(t, v.phase(), ds.keyFormat(), new KeyStream(ds.keyCount(), o.seed() + round),
                                         key, out, slice);
                             }
                         }
@@ -175,7 +175,7 @@ public final class MicroRunner {
     }
 
     private static long outBytes() {
-        return (long) (KeyCodec.KEY_BYTES + KeyCodec.VALUE_BYTES) * Phase.SCAN_LENGTH;
+        return (long) (KeyFormat.KEY_BYTES + KeyFormat.VALUE_BYTES) * Phase.SCAN_LENGTH;
     }
 
     private void runDataset(DatasetPlan plan, List<Result> results, List<RemixSize> sizes) {
@@ -192,7 +192,7 @@ public final class MicroRunner {
                         set.sizes().size(), set.sizes().size() == 1 ? "" : "es", (System.nanoTime() - t1) / 1e9));
                 progress.end();
                 sizes.addAll(set.sizes());
-                MemorySegment key = arena.allocate(KeyCodec.KEY_BYTES);
+                MemorySegment key = arena.allocate(KeyFormat.KEY_BYTES);
                 MemorySegment out = arena.allocate(outBytes());
                 int first = results.size();
                 for (Variant v : plan.variants()) {
@@ -217,15 +217,15 @@ public final class MicroRunner {
         double comparisons = Double.NaN;
         if (o.checkOps() > 0) {
             try (Target t = set.target(v.index(), v.segment(), true)) {
-                comparisons = Checker.check(t, v.phase(), ds.codec(), keySeed ^ 0x5DEECE66DL, o.checkOps());
+                comparisons = Checker.check(t, v.phase(), ds.keyFormat(), keySeed ^ 0x5DEECE66DL, o.checkOps());
             }
         }
         try (Target t = set.target(v.index(), v.segment(), false)) {
             KeyStream keys = new KeyStream(ds.keyCount(), keySeed);
             if (o.warmupMillis() > 0) {
-                Meter.warmUp(t, v.phase(), ds.codec(), keys, key, out, o.warmupMillis() * 1_000_000L);
+                Meter.warmUp(t, v.phase(), ds.keyFormat(), keys, key, out, o.warmupMillis() * 1_000_000L);
             }
-            Meter.Sampled m = Meter.measure(t, v.phase(), ds.codec(), keys, key, out,
+            Meter.Sampled m = Meter.measure(t, v.phase(), ds.keyFormat(), keys, key, out,
                     o.measureMillis() * 1_000_000L, SAMPLES);
             return new Result(v.phase(), v.index(), ds.runCount(), ds.locality().label(), v.segment(), ds.keyCount(),
                     m.opsPerSec(), m.minOpsPerSec(), m.maxOpsPerSec(), comparisons, m.ops(), m.nanos() / 1e9, null);

@@ -1,11 +1,16 @@
 package dev.remixdb.bench.rebuild;
 
-import dev.remixdb.bench.Args;
-import dev.remixdb.bench.Command;
-import dev.remixdb.bench.Json;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.remixdb.bench.BenchMain;
 import dev.remixdb.bench.MachineInfo;
+import dev.remixdb.bench.UsageException;
+import dev.remixdb.bench.cli.Check;
+import dev.remixdb.bench.cli.CountConverter;
+import dev.remixdb.bench.cli.HelpOption;
+import dev.remixdb.bench.json.Json;
+import dev.remixdb.bench.json.OneLine;
 import dev.remixdb.bench.data.DatasetGenerator;
-import dev.remixdb.bench.data.KeyCodec;
+import dev.remixdb.bench.data.KeyFormat;
 import dev.remixdb.remix.MemoryRun;
 import dev.remixdb.remix.RebuildStats;
 import dev.remixdb.remix.Remix;
@@ -19,8 +24,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code remix-rebuild}: what a new run costs the REMIX of a partition, rebuilt from the old REMIX
@@ -32,68 +41,77 @@ import java.util.SplittableRandom;
  * (median of repeats) and their key reads counted: a fresh build reads every key of every run; a
  * rebuild reads the new keys from the run's key source and only a few old keys.
  */
-public final class RemixRebuildCommand implements Command {
+@Command(name = "remix-rebuild",
+        description = {"REMIX rebuild from the old REMIX vs build from scratch when a new run arrives (keys, time).",
+                "",
+                "A partition of H runs gets a new run (new keys, or overwrites of existing keys); its REMIX is rebuilt",
+                "from the old REMIX and, for comparison, built from scratch over all runs. Reports the time of each",
+                "(median of --repeat), the keys each reads, and checks both give the same view.",
+                ""},
+        optionListHeading = "Options:%n",
+        descriptionHeading = "%n", sortOptions = false, abbreviateSynopsis = true,
+        usageHelpWidth = BenchMain.HELP_WIDTH)
+public final class RemixRebuildCommand implements Callable<Integer> {
+    @Option(names = "--quick", description = "Small profile: 400k old keys, 3 repeats.")
+    boolean quick;
+
+    @Option(names = "--runs", paramLabel = "H", converter = CountConverter.class, defaultValue = "8",
+            description = "Old runs in the partition, 1..62. Default: ${DEFAULT-VALUE}.")
+    long runs;
+
+    @Option(names = "--keys", paramLabel = "N", converter = CountConverter.class,
+            description = "Old keys in all; k/m suffixes. Default: 4m (--quick: 400k).")
+    Long keys;
+
+    @Option(names = "--fractions", paramLabel = "LIST", split = ",", hideParamSyntax = true,
+            defaultValue = "0.001,0.01,0.1",
+            description = "New-run sizes, as fractions of the old keys, each in (0, 1]. Default: ${DEFAULT-VALUE}.")
+    List<Double> fractions;
+
+    @Option(names = "--repeat", paramLabel = "N", converter = CountConverter.class,
+            description = "Timings per case, median taken. Default: 5 (--quick: 3).")
+    Long repeat;
+
+    @Option(names = "--segment", paramLabel = "D", defaultValue = "32",
+            description = "Segment size D: 16, 32 or 64. Default: ${DEFAULT-VALUE}.")
+    int segment;
+
+    @Option(names = "--seed", paramLabel = "N", converter = CountConverter.class, defaultValue = "42",
+            description = "Seed of the runs' keys. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
+    Path json;
+
+    @Mixin
+    HelpOption help;
 
     @Override
-    public String name() {
-        return "remix-rebuild";
-    }
-
-    @Override
-    public String summary() {
-        return "REMIX rebuild from the old REMIX vs build from scratch when a new run arrives (keys read, time)";
-    }
-
-    @Override
-    public String usage() {
-        return """
-                usage: remix-rebuild [options]
-
-                A partition of H runs gets a new run (new keys, or overwrites of existing keys); its REMIX is
-                rebuilt from the old REMIX and, for comparison, built from scratch over all runs. Reports the
-                time of each (median of --repeat), the keys each reads, and checks both give the same view.
-
-                options:
-                  --quick              small profile: 400k old keys, 3 repeats
-                  --runs H             old runs in the partition       (default 8)
-                  --keys N             old keys in all; k/m suffixes   (default 4m)
-                  --fractions LIST     new-run size as a fraction of the old keys (default 0.001,0.01,0.1)
-                  --repeat N           timings per case, median taken  (default 5)
-                  --segment D          16, 32 or 64                    (default 32)
-                  --seed N             (default 42)
-                  --json FILE          also write the results as JSON
-                  --help               this text
-                """;
-    }
-
-    @Override
-    public int run(String[] argv) throws IOException {
-        Args a = Args.parse(argv, Set.of("runs", "keys", "fractions", "repeat", "segment", "seed", "json"),
-                Set.of("quick", "help"));
-        if (a.flag("help")) {
-            System.out.print(usage());
-            return 0;
+    public Integer call() throws IOException {
+        int runCount = (int) Check.range("--runs", runs, 1, 62);
+        long keyCount = Check.range("--keys", keys != null ? keys : quick ? 400_000 : 4_000_000, 1000, 200_000_000);
+        for (double f : fractions) {
+            if (!(f > 0 && f <= 1)) {
+                throw new UsageException("--fractions values must be in (0, 1]: " + f);
+            }
         }
-        boolean quick = a.flag("quick");
-        int runs = a.intValue("runs", 8, 1, 62);
-        long keys = a.longValue("keys", quick ? 400_000 : 4_000_000, 1000, 200_000_000);
-        double[] fractions = a.words("fractions", List.of("0.001", "0.01", "0.1")).stream()
-                .mapToDouble(Double::parseDouble).toArray();
-        int repeat = a.intValue("repeat", quick ? 3 : 5, 1, 100);
-        RemixConfig config = new RemixConfig(a.intValue("segment", 32, 16, 64), true);
-        long seed = a.longValue("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE);
+        int repeats = (int) Check.range("--repeat", repeat != null ? repeat : quick ? 3 : 5, 1, 100);
+        if (segment != 16 && segment != 32 && segment != 64) {
+            throw new UsageException("--segment must be 16, 32 or 64: " + segment);
+        }
+        RemixConfig config = new RemixConfig(segment, true);
 
         System.out.println("REMIX rebuild vs build (REMIX section 4.3; C RemixDB compressed keys block)");
         System.out.println("machine:  " + MachineInfo.oneLine());
         System.out.printf(Locale.ROOT, "settings: %d old runs, %,d old keys (16 B keys, 100 B values), D=%d, tags, "
-                + "median of %d%n%n", runs, keys, config.segmentSize(), repeat);
+                + "median of %d%n%n", runCount, keyCount, config.segmentSize(), repeats);
         String row = "%-7s %9s %12s %12s %9s %14s %14s %12s%n";
         System.out.printf(row, "case", "new keys", "build ms", "rebuild ms", "speedup", "build reads", "rebuild reads",
                 "old read %");
         List<Result> results = new ArrayList<>();
         for (String kind : List.of("insert", "update")) {
             for (double f : fractions) {
-                Result r = measure(kind, runs, keys, f, repeat, config, seed);
+                Result r = measure(kind, runCount, keyCount, f, repeats, config, seed);
                 results.add(r);
                 System.out.printf(Locale.ROOT, row, kind, String.format(Locale.ROOT, "%,d", r.newKeys),
                         String.format(Locale.ROOT, "%.1f", r.buildMillis), String.format(Locale.ROOT, "%.1f", r.rebuildMillis),
@@ -106,14 +124,26 @@ public final class RemixRebuildCommand implements Command {
         System.out.println();
         System.out.println("build reads: every key of every run (a k-way merge); rebuild reads: the new run's keys "
                 + "(from its key source) plus the old keys read at merge points and new anchors.");
-        if (a.has("json")) {
-            writeJson(a.path("json"), runs, keys, repeat, config, results);
+        if (json != null) {
+            writeJson(json, runCount, keyCount, repeats, config, results);
         }
         return 0;
     }
 
     record Result(String kind, int runs, long oldKeys, long newKeys, double buildMillis, double rebuildMillis,
                   long buildKeysRead, long oldKeysRead, long newKeysRead, long oldSlotsReused) {}
+
+    /** The JSON file; its components are its fields, in order. */
+    record Report(String benchmark, String date, @OneLine Map<String, Object> machine, @OneLine Settings settings,
+                  List<Row> results) {}
+
+    /** The settings in the JSON. */
+    record Settings(int runs, long oldKeys, int repeat, int segment) {}
+
+    /** One case in the JSON ("case" is a Java keyword, hence the annotation). */
+    record Row(@JsonProperty("case") String kind, int runs, long oldKeys, long newKeys, double buildMillis,
+               double rebuildMillis, double speedup, long buildKeysRead, long oldKeysRead, long newKeysRead,
+               long oldSlotsReused) {}
 
     static Result measure(String kind, int runs, long keys, double fraction, int repeat, RemixConfig config, long seed) {
         long newKeys = Math.max(1, Math.round(keys * fraction));
@@ -158,7 +188,7 @@ public final class RemixRebuildCommand implements Command {
     private static List<MemoryRun> generate(String kind, int runs, long keys, long newKeys, long seed) {
         boolean insert = kind.equals("insert");
         long space = insert ? keys + newKeys : keys;
-        KeyCodec codec = new KeyCodec(space);
+        KeyFormat keyFormat = new KeyFormat(space);
         SplittableRandom rnd = new SplittableRandom(seed);
         // Which key goes where: run id 0..H-1 for old keys, H for the new run (insert), and a
         // separate mark for overwritten keys (update).
@@ -170,7 +200,7 @@ public final class RemixRebuildCommand implements Command {
             owner[i] = (byte) (insert && isNew ? runs : rnd.nextInt(runs));
             updated[i] = !insert && isNew;
         }
-        return DatasetGenerator.buildRuns(runs + 1, space, codec,
+        return DatasetGenerator.buildRuns(runs + 1, space, keyFormat,
                 (r, i) -> r == runs ? (insert ? owner[(int) i] == runs : updated[(int) i]) : owner[(int) i] == r);
     }
 
@@ -206,26 +236,10 @@ public final class RemixRebuildCommand implements Command {
 
     private static void writeJson(Path file, int runs, long keys, int repeat, RemixConfig config, List<Result> results)
             throws IOException {
-        StringBuilder b = new StringBuilder();
-        b.append("{\n  \"benchmark\": \"remix-rebuild\",\n  \"date\": ").append(Json.string(Instant.now().toString()))
-                .append(",\n  \"machine\": ").append(Json.value(MachineInfo.describe()))
-                .append(",\n  \"settings\": {\"runs\": ").append(runs).append(", \"oldKeys\": ").append(keys)
-                .append(", \"repeat\": ").append(repeat).append(", \"segment\": ").append(config.segmentSize())
-                .append("},\n  \"results\": [\n");
-        for (int i = 0; i < results.size(); i++) {
-            Result r = results.get(i);
-            b.append("    {\"case\": ").append(Json.string(r.kind())).append(", \"runs\": ").append(r.runs())
-                    .append(", \"oldKeys\": ").append(r.oldKeys()).append(", \"newKeys\": ").append(r.newKeys())
-                    .append(", \"buildMillis\": ").append(Json.number(r.buildMillis()))
-                    .append(", \"rebuildMillis\": ").append(Json.number(r.rebuildMillis()))
-                    .append(", \"speedup\": ").append(Json.number(r.buildMillis() / r.rebuildMillis()))
-                    .append(", \"buildKeysRead\": ").append(r.buildKeysRead())
-                    .append(", \"oldKeysRead\": ").append(r.oldKeysRead())
-                    .append(", \"newKeysRead\": ").append(r.newKeysRead())
-                    .append(", \"oldSlotsReused\": ").append(r.oldSlotsReused()).append('}')
-                    .append(i + 1 < results.size() ? ",\n" : "\n");
-        }
-        b.append("  ]\n}\n");
-        Files.writeString(file, b);
+        List<Row> rows = results.stream().map(r -> new Row(r.kind(), r.runs(), r.oldKeys(), r.newKeys(), r.buildMillis(),
+                r.rebuildMillis(), r.buildMillis() / r.rebuildMillis(), r.buildKeysRead(), r.oldKeysRead(),
+                r.newKeysRead(), r.oldSlotsReused())).toList();
+        Json.writeReport(file, new Report("remix-rebuild", Instant.now().toString(), MachineInfo.describe(),
+                new Settings(runs, keys, repeat, config.segmentSize()), rows));
     }
 }

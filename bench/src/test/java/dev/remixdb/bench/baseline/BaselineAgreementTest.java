@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.remixdb.bench.data.Dataset;
 import dev.remixdb.bench.data.DatasetGenerator;
-import dev.remixdb.bench.data.KeyCodec;
+import dev.remixdb.bench.data.KeyFormat;
 import dev.remixdb.bench.data.Locality;
 import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.MemoryRun;
@@ -44,7 +44,7 @@ class BaselineAgreementTest {
              MergingIterator merging = new MergingIterator(d.runs(), false);
              MergingIterator counting = new MergingIterator(d.runs(), true);
              Arena arena = Arena.ofConfined()) {
-            MemorySegment key = arena.allocate(KeyCodec.KEY_BYTES);
+            MemorySegment key = arena.allocate(KeyFormat.KEY_BYTES);
             for (MemorySegment k : probeKeys(d, key, arena)) {
                 List<byte[]> want = scan(full, k, 50);
                 assertSameScan(want, scan(partial, k, 50), "partial", k);
@@ -66,15 +66,15 @@ class BaselineAgreementTest {
              RunByRunLookup plain = new RunByRunLookup(d.runs(), null, false);
              RunByRunLookup bloom = new RunByRunLookup(d.runs(), filters(d), true);
              Arena arena = Arena.ofConfined()) {
-            MemorySegment key = arena.allocate(KeyCodec.KEY_BYTES);
-            MemorySegment a = arena.allocate(KeyCodec.VALUE_BYTES);
-            MemorySegment b = arena.allocate(KeyCodec.VALUE_BYTES);
+            MemorySegment key = arena.allocate(KeyFormat.KEY_BYTES);
+            MemorySegment a = arena.allocate(KeyFormat.VALUE_BYTES);
+            MemorySegment b = arena.allocate(KeyFormat.VALUE_BYTES);
             int hits = 0;
             for (MemorySegment k : probeKeys(d, key, arena)) {
-                boolean want = withTags.get(k, 0, KeyCodec.KEY_BYTES);
-                assertEquals(want, noTags.get(k, 0, KeyCodec.KEY_BYTES), "no-tags REMIX get");
-                assertEquals(want, plain.get(k, 0, KeyCodec.KEY_BYTES), "get without filters");
-                assertEquals(want, bloom.get(k, 0, KeyCodec.KEY_BYTES), "get with Bloom filters");
+                boolean want = withTags.get(k, 0, KeyFormat.KEY_BYTES);
+                assertEquals(want, noTags.get(k, 0, KeyFormat.KEY_BYTES), "no-tags REMIX get");
+                assertEquals(want, plain.get(k, 0, KeyFormat.KEY_BYTES), "get without filters");
+                assertEquals(want, bloom.get(k, 0, KeyFormat.KEY_BYTES), "get with Bloom filters");
                 if (want) {
                     hits++;
                     withTags.copyValue(a, 0);
@@ -96,12 +96,12 @@ class BaselineAgreementTest {
     void runSearchLandsWhereTheRunsOwnSeekDoes(Locality locality) {
         try (Dataset d = DatasetGenerator.generate(RUNS, KEYS_PER_RUN, locality, 11);
              Arena arena = Arena.ofConfined()) {
-            MemorySegment key = arena.allocate(KeyCodec.KEY_BYTES);
+            MemorySegment key = arena.allocate(KeyFormat.KEY_BYTES);
             for (MemoryRun run : d.runs()) {
                 try (RunCursor own = run.newCursor(); RunCursor counted = run.newCursor()) {
                     for (MemorySegment k : probeKeys(d, key, arena)) {
-                        own.seek(k, 0, KeyCodec.KEY_BYTES);
-                        int comparisons = RunSearch.seek(run, counted, k, 0, KeyCodec.KEY_BYTES);
+                        own.seek(k, 0, KeyFormat.KEY_BYTES);
+                        int comparisons = RunSearch.seek(run, counted, k, 0, KeyFormat.KEY_BYTES);
                         assertEquals(own.isValid(), counted.isValid());
                         assertEquals(own.address(), counted.address());
                         assertTrue(comparisons > 0);
@@ -162,12 +162,12 @@ class BaselineAgreementTest {
 
     /** Present keys, absent keys between them, a key before all and one after all (as fresh segments). */
     private static List<MemorySegment> probeKeys(Dataset d, MemorySegment scratch, Arena arena) {
-        KeyCodec c = d.codec();
+        KeyFormat c = d.keyFormat();
         List<MemorySegment> keys = new ArrayList<>();
         SplittableRandom r = new SplittableRandom(3);
-        MemorySegment before = arena.allocate(KeyCodec.KEY_BYTES);
+        MemorySegment before = arena.allocate(KeyFormat.KEY_BYTES);
         before.fill((byte) '0');
-        before.set(ValueLayout.JAVA_BYTE, KeyCodec.KEY_BYTES - 1, (byte) ' ');
+        before.set(ValueLayout.JAVA_BYTE, KeyFormat.KEY_BYTES - 1, (byte) ' ');
         keys.add(before);
         for (long i : new long[] {0, 1, d.keyCount() - 2, d.keyCount() - 1}) {
             keys.add(key(c, i, false, arena));
@@ -176,14 +176,14 @@ class BaselineAgreementTest {
         for (int j = 0; j < 160; j++) {
             keys.add(key(c, r.nextLong(d.keyCount()), (j & 1) == 1, arena));
         }
-        MemorySegment after = arena.allocate(KeyCodec.KEY_BYTES);
+        MemorySegment after = arena.allocate(KeyFormat.KEY_BYTES);
         after.fill((byte) 'g');
         keys.add(after);
         return keys;
     }
 
-    private static MemorySegment key(KeyCodec c, long i, boolean absent, Arena arena) {
-        MemorySegment k = arena.allocate(KeyCodec.KEY_BYTES);
+    private static MemorySegment key(KeyFormat c, long i, boolean absent, Arena arena) {
+        MemorySegment k = arena.allocate(KeyFormat.KEY_BYTES);
         if (absent) {
             c.writeAbsentKey(k, 0, i);
         } else {
@@ -194,7 +194,7 @@ class BaselineAgreementTest {
 
     private static List<byte[]> scan(RemixCursor c, MemorySegment key, int n) {
         List<byte[]> out = new ArrayList<>();
-        c.seek(key, 0, KeyCodec.KEY_BYTES);
+        c.seek(key, 0, KeyFormat.KEY_BYTES);
         while (c.isValid() && out.size() < n) {
             out.add(c.keyBytes());
             out.add(c.valueBytes());
@@ -205,7 +205,7 @@ class BaselineAgreementTest {
 
     private static List<byte[]> scan(MergingIterator it, MemorySegment key, int n) {
         List<byte[]> out = new ArrayList<>();
-        it.seek(key, 0, KeyCodec.KEY_BYTES);
+        it.seek(key, 0, KeyFormat.KEY_BYTES);
         while (it.isValid() && out.size() < n) {
             RunCursor c = it.current();
             out.add(c.keySegment().asSlice(c.keyOffset(), c.keyLength()).toArray(ValueLayout.JAVA_BYTE));

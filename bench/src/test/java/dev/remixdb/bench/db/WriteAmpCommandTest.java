@@ -1,5 +1,6 @@
 package dev.remixdb.bench.db;
 
+import dev.remixdb.bench.BenchMain;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +20,7 @@ class WriteAmpCommandTest {
     @Test
     void smallLoadReportsBothEnginesWriteAmplification() throws Exception {
         Path json = dir.resolve("wa.json");
-        int rc = new WriteAmpCommand().run(new String[] {"--keys", "30k", "--memtable-mb", "1", "--table-mb", "1",
+        int rc = BenchMain.run(new String[] {"write-amp", "--keys", "30k", "--memtable-mb", "1", "--table-mb", "1",
                 "--dir", dir.resolve("stores").toString(), "--json", json.toString()});
         assertEquals(0, rc);
         String out = Files.readString(json);

@@ -3,6 +3,7 @@ package dev.remixdb.bench.dbbench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.remixdb.bench.BenchMain;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ class DbBenchEndToEndTest {
     void everyPhaseOnBothStoresInChildJvms() throws Exception {
         Path json = tmp.resolve("db.json");
         Path charts = tmp.resolve("charts");
-        int rc = new DbBenchCommand().run(new String[] {"--keys", "20k", "--reads", "5k", "--seeks", "5k",
+        int rc = BenchMain.run(new String[] {"db", "--keys", "20k", "--reads", "5k", "--seeks", "5k",
                 "--scans", "1k", "--writes", "10k", "--phases", "all", "--remix-memtable-mb", "1",
                 "--rocks-write-buffer-mb", "1", "--cache-mb", "16", "--heap", "512m", "--no-progress",
                 "--dir", tmp.resolve("stores").toString(), "--json", json.toString(), "--chart", charts.toString()});
@@ -65,7 +66,7 @@ class DbBenchEndToEndTest {
     @Test
     void zipfianMultiThreadedSmallValues() throws Exception {
         Path json = tmp.resolve("zipf.json");
-        int rc = new DbBenchCommand().run(new String[] {"--keys", "20k", "--reads", "6k", "--scans", "1k",
+        int rc = BenchMain.run(new String[] {"db", "--keys", "20k", "--reads", "6k", "--scans", "1k",
                 "--phases", "fillseq,readrandom,seeknext10,readwhilewriting", "--threads", "2", "--dist", "zipf",
                 "--value-size", "40", "--stores", "rocksdb,remixdb", "--cache-mb", "16", "--heap", "512m",
                 "--no-progress", "--json", json.toString()});

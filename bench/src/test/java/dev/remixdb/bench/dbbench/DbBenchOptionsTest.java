@@ -1,35 +1,57 @@
 package dev.remixdb.bench.dbbench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.remixdb.bench.Args;
 import dev.remixdb.bench.BenchMain;
 import dev.remixdb.bench.UsageException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine.ParameterException;
 
-/** Option validation of {@code db}, the child's argument list, and the result line protocol. */
+/** Option validation of {@code db}, its help and exit codes, and the child's argument list. */
 class DbBenchOptionsTest {
     @TempDir
     Path tmp;
 
     private static DbOptions parse(String... argv) {
-        return DbOptions.parse(Args.parse(argv, DbOptions.VALUE_OPTIONS, DbOptions.FLAG_OPTIONS));
+        return DbArgs.parse(argv);
     }
 
+    /** Refused, by picocli (unknown option, bad number) or by the checks after it, with this in the message. */
     private static void rejected(String expectedInMessage, String... argv) {
-        UsageException e = assertThrows(UsageException.class, () -> parse(argv));
+        RuntimeException e = assertThrows(RuntimeException.class, () -> parse(argv));
+        assertTrue(e instanceof UsageException || e instanceof ParameterException, e.toString());
         assertTrue(e.getMessage().contains(expectedInMessage), "message '" + e.getMessage() + "' should mention '"
                 + expectedInMessage + "'");
     }
+
+    /** Runs a command line, returning its exit code and what it printed on stdout and stderr. */
+    static Run run(String... argv) {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteArrayOutputStream e = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
+        try {
+            int code = BenchMain.run(argv);
+            return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
+    }
+
+    record Run(int code, String out, String err) {}
 
     @Test
     void defaultsAreMicro1() {
@@ -69,20 +91,72 @@ class DbBenchOptionsTest {
         rejected("--threads", "--threads", "0");
         rejected("--keys", "--keys", "1");
         rejected("--deletes", "--keys", "100", "--deletes", "101");
-        rejected("unknown option", "--frobnicate");
+        rejected("--frobnicate", "--frobnicate");
+        rejected("--keys", "--keys", "lots");
+        rejected("--keys", "--keys", "5q");
+        rejected("--zipf-theta", "--zipf-theta");
     }
 
     @Test
-    void badCommandLineExitsWithTwo() {
-        assertEquals(2, BenchMain.run(new String[] {"db", "--phases", "seekrandom"}));
-        assertEquals(2, BenchMain.run(new String[] {"db", "--value-size", "x"}));
+    void countsTakeSuffixes() {
+        DbOptions o = parse("--keys", "2m", "--reads", "500k", "--scans", "1_000", "--seed", "-5");
+        assertEquals(2_000_000, o.keys());
+        assertEquals(500_000, o.reads());
+        assertEquals(1000, o.scans());
+        assertEquals(-5, o.seed());
+        assertEquals(List.of("load", "readrandom"), parse("--phases", "load, readrandom,").phaseNames());
+    }
+
+    @Test
+    void badCommandLineExitsWithTwoAndNamesTheOption() {
+        // Refused by picocli itself: unknown option, a value that is no number, a missing value.
+        for (String[] argv : List.of(new String[] {"db", "--frobnicate"}, new String[] {"db", "--value-size", "x"},
+                new String[] {"db", "--keys", "4q"}, new String[] {"db", "--seeks"})) {
+            Run r = run(argv);
+            assertEquals(2, r.code(), String.join(" ", argv));
+            assertTrue(r.err().contains(argv[1]), "'" + r.err() + "' should name " + argv[1]);
+            assertTrue(r.err().contains("db --help"), r.err());
+        }
+        // Refused by db's own checks after parsing: ranges and combinations.
+        Run range = run("db", "--threads", "0");
+        assertEquals(2, range.code());
+        assertTrue(range.err().contains("--threads must be in [1, 256]: 0"), range.err());
+        Run combination = run("db", "--keys", "100", "--deletes", "101");
+        assertEquals(2, combination.code());
+        assertTrue(combination.err().contains("--deletes"), combination.err());
+        Run phases = run("db", "--phases", "seekrandom");
+        assertEquals(2, phases.code());
+        assertTrue(phases.err().contains("seekrandom needs a loaded store"), phases.err());
+        Run command = run("no-such-command");
+        assertEquals(2, command.code());
+        assertTrue(command.err().contains("unknown command: no-such-command"), command.err());
+        assertEquals(2, run().code(), "no command at all");
+    }
+
+    @Test
+    void helpIsGeneratedFromTheOptions() {
+        Run top = run("--help");
+        assertEquals(0, top.code());
+        for (String c : List.of("db", "remix-micro", "remix-rebuild", "write-amp", "jmh", "verify")) {
+            assertTrue(top.out().contains("\n  " + c + " "), c + " listed in " + top.out());
+        }
+        assertFalse(top.out().contains("db-child"), "the child command is hidden");
+        Run db = run("db", "--help");
+        assertEquals(0, db.code());
+        assertTrue(db.out().contains("--keys=N") && db.out().contains("Default: 4m (--quick: 1m)"), db.out());
+        assertTrue(db.out().contains("--value-size=N") && db.out().contains("Default: 120"), db.out());
+        assertTrue(db.out().contains("readwhilewriting"), "the phases are listed: " + db.out());
+        assertEquals(db.out(), run("help", "db").out());
+        assertEquals(0, run("db-child", "--help").code(), "hidden, but it runs");
     }
 
     @Test
     void nonEmptyDirIsRefused() throws Exception {
         Files.createDirectories(tmp.resolve("remixdb"));
         Files.writeString(tmp.resolve("remixdb/old"), "x");
-        assertEquals(2, BenchMain.run(new String[] {"db", "--dir", tmp.toString(), "--keys", "100"}));
+        Run r = run("db", "--dir", tmp.toString(), "--keys", "100");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--dir"), r.err());
         assertTrue(Files.exists(tmp.resolve("remixdb/old")), "nothing deleted");
     }
 
@@ -98,9 +172,7 @@ class DbBenchOptionsTest {
     void childGetsTheSameWorkloadBack() {
         DbOptions o = parse("--quick", "--phases", "fillseq,readrandom,readrandom,seekprev20", "--dist", "zipf",
                 "--zipf-theta", "0.8", "--threads", "2", "--value-size", "400", "--reuse-cursors", "--seed", "-5");
-        Set<String> childValueOptions = new HashSet<>(DbOptions.VALUE_OPTIONS);
-        DbOptions back = DbOptions.parse(Args.parse(o.childArgs().toArray(String[]::new), childValueOptions,
-                DbOptions.FLAG_OPTIONS));
+        DbOptions back = DbArgs.parse(o.childArgs().toArray(String[]::new));
         assertEquals(o.phases(), back.phases());
         assertEquals(o.keys(), back.keys());
         assertEquals(o.reads(), back.reads());
@@ -124,26 +196,5 @@ class DbBenchOptionsTest {
         assertTrue(cmd.contains("--enable-native-access=ALL-UNNAMED") && cmd.contains("jdk.incubator.vector"));
         assertTrue(cmd.contains(System.getProperty("java.class.path")));
         assertTrue(cmd.containsAll(List.of("db-child", "--store", "rocksdb")));
-    }
-
-    @Test
-    void resultLinesRoundTrip() {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
-        m.put("phase", "seeknext50");
-        m.put("ops", 200_000L);
-        m.put("opsPerSec", 44_123.456789);
-        m.put("p99Micros", 1.0E-5);
-        m.put("skipped", "no reverse\tcursor");
-        m.put("nothing", null);
-        m.put("flag", true);
-        Map<String, Object> back = ResultLine.decode(ResultLine.encode(m));
-        assertEquals("seeknext50", back.get("phase"));
-        assertEquals(200_000L, back.get("ops"));
-        assertEquals(44_123.456789, back.get("opsPerSec"));
-        assertEquals(1.0E-5, back.get("p99Micros"));
-        assertEquals("no reverse cursor", back.get("skipped"));
-        assertEquals(Boolean.TRUE, back.get("flag"));
-        assertTrue(!back.containsKey("nothing"));
-        assertThrows(IllegalArgumentException.class, () -> ResultLine.decode("hello"));
     }
 }

@@ -105,8 +105,9 @@ class RemixMicroSmokeTest {
             System.setErr(err);
         }
         String text = captured.toString(StandardCharsets.UTF_8);
-        assertTrue(text.contains("unknown option: --no-such-option"), text);
+        assertTrue(text.contains("Unknown option: '--no-such-option'"), text);
         assertTrue(text.contains("segment size D must be 16, 32 or 64: 24"), text);
-        assertTrue(text.contains("usage: remix-micro"), text);
+        assertTrue(text.contains("Usage: bench/run remix-micro"), text);
+        assertTrue(text.contains("--keys-per-run=N"), text);
     }
 }

@@ -1,0 +1,54 @@
+package dev.remixdb;
+
+import java.util.AbstractSet;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+
+/** {@link MapView#entrySet()}: the view's entries, read through on every call; removal writes through. */
+final class MapEntrySet<K, V> extends AbstractSet<Map.Entry<K, V>> {
+    private final MapView<K, V> map;
+
+    MapEntrySet(MapView<K, V> map) {
+        this.map = map;
+    }
+
+    @Override
+    public Iterator<Map.Entry<K, V>> iterator() {
+        return new MapIterator<>(map, (k, v) -> map.new Entry(map.keys.decode(k), map.values.decode(v)));
+    }
+
+    @Override
+    public int size() {
+        return map.size();
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return map.isEmpty();
+    }
+
+    @Override
+    public boolean contains(Object o) {
+        if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
+            return false;
+        }
+        try {
+            K k = map.key(e.getKey());
+            @SuppressWarnings("unchecked") V v = (V) e.getValue();
+            return map.inRange(k) && Arrays.equals(map.read(map.keys.encode(k)), map.values.encode(v));
+        } catch (ClassCastException ex) {
+            return false;
+        }
+    }
+
+    @Override
+    public boolean remove(Object o) {
+        return o instanceof Map.Entry<?, ?> e && e.getKey() != null && map.remove(e.getKey(), e.getValue());
+    }
+
+    @Override
+    public void clear() {
+        map.clear();
+    }
+}

@@ -1,0 +1,140 @@
+package dev.remixdb;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Objects;
+
+/**
+ * The key range and direction of a {@link MapView}. The range is kept twice: as keys with inclusive
+ * flags, compared with the codec's comparator exactly as
+ * {@link java.util.concurrent.ConcurrentSkipListMap} checks its sub-maps, and as the byte bounds of
+ * the cursors that scan it ([lower, upper), an exclusive key bound becoming the key's successor in
+ * byte order, the key followed by a zero byte). Immutable.
+ */
+final class MapRange<K> {
+    private final Comparator<? super K> order;
+    private final K lo;
+    private final boolean loInclusive;
+    private final K hi;
+    private final boolean hiInclusive;
+    private final boolean descending;
+    /** Cursor bounds: inclusive lower, exclusive upper, null when open. */
+    final byte[] lowerBytes;
+    final byte[] upperBytes;
+    private final KeyCodec<K> keys;
+
+    private MapRange(KeyCodec<K> keys, K lo, boolean loInclusive, K hi, boolean hiInclusive, boolean descending) {
+        this.keys = keys;
+        this.order = keys.comparator();
+        this.lo = lo;
+        this.loInclusive = loInclusive;
+        this.hi = hi;
+        this.hiInclusive = hiInclusive;
+        this.descending = descending;
+        this.lowerBytes = lo == null ? null : loInclusive ? keys.encode(lo) : successor(keys.encode(lo));
+        this.upperBytes = hi == null ? null : hiInclusive ? successor(keys.encode(hi)) : keys.encode(hi);
+    }
+
+    /** Every key, ascending. */
+    static <K> MapRange<K> all(KeyCodec<K> keys) {
+        return new MapRange<>(keys, null, false, null, false, false);
+    }
+
+    /** The smallest byte string greater than {@code key}. */
+    static byte[] successor(byte[] key) {
+        return Arrays.copyOf(key, key.length + 1);
+    }
+
+    boolean isDescending() {
+        return descending;
+    }
+
+    /** The order of the view: the codec's, reversed when descending. */
+    Comparator<? super K> comparator() {
+        return descending ? Collections.reverseOrder(order) : order;
+    }
+
+    boolean inRange(K key) {
+        return !tooLow(key) && !tooHigh(key);
+    }
+
+    private boolean tooLow(K key) {
+        if (lo == null) {
+            return false;
+        }
+        int c = order.compare(key, lo);
+        return c < 0 || (c == 0 && !loInclusive);
+    }
+
+    private boolean tooHigh(K key) {
+        if (hi == null) {
+            return false;
+        }
+        int c = order.compare(key, hi);
+        return c > 0 || (c == 0 && !hiInclusive);
+    }
+
+    /** The same range the other way round. */
+    MapRange<K> reversed() {
+        return new MapRange<>(keys, lo, loInclusive, hi, hiInclusive, !descending);
+    }
+
+    /** {@link java.util.NavigableMap#subMap(Object, boolean, Object, boolean)} in this view's direction. */
+    MapRange<K> sub(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
+        Objects.requireNonNull(fromKey, "fromKey must not be null");
+        Objects.requireNonNull(toKey, "toKey must not be null");
+        return descending ? narrow(toKey, toInclusive, fromKey, fromInclusive, true, true)
+                : narrow(fromKey, fromInclusive, toKey, toInclusive, true, true);
+    }
+
+    /** {@link java.util.NavigableMap#headMap(Object, boolean)} in this view's direction. */
+    MapRange<K> head(K toKey, boolean inclusive) {
+        Objects.requireNonNull(toKey, "toKey must not be null");
+        return descending ? narrow(toKey, inclusive, null, false, true, false)
+                : narrow(null, false, toKey, inclusive, false, true);
+    }
+
+    /** {@link java.util.NavigableMap#tailMap(Object, boolean)} in this view's direction. */
+    MapRange<K> tail(K fromKey, boolean inclusive) {
+        Objects.requireNonNull(fromKey, "fromKey must not be null");
+        return descending ? narrow(null, false, fromKey, inclusive, false, true)
+                : narrow(fromKey, inclusive, null, false, true, false);
+    }
+
+    /**
+     * The range limited to the given ascending bounds ({@code hasFrom}/{@code hasTo}: which bounds are
+     * given), in this range's direction. As in ConcurrentSkipListMap: from must not be above to, and a
+     * bound outside this range is refused.
+     */
+    private MapRange<K> narrow(K from, boolean fromInclusive, K to, boolean toInclusive, boolean hasFrom, boolean hasTo) {
+        if (hasFrom && hasTo && order.compare(from, to) > 0) {
+            throw new IllegalArgumentException("inconsistent range: " + from + " > " + to);
+        }
+        K newLo = lo;
+        boolean newLoInclusive = loInclusive;
+        if (hasFrom) {
+            if (lo != null) {
+                int c = order.compare(from, lo);
+                if (c < 0 || (c == 0 && !loInclusive && fromInclusive)) {
+                    throw new IllegalArgumentException("key out of range of this map view: " + from);
+                }
+            }
+            newLo = from;
+            newLoInclusive = fromInclusive;
+        }
+        K newHi = hi;
+        boolean newHiInclusive = hiInclusive;
+        if (hasTo) {
+            if (hi != null) {
+                int c = order.compare(to, hi);
+                if (c > 0 || (c == 0 && !hiInclusive && toInclusive)) {
+                    throw new IllegalArgumentException("key out of range of this map view: " + to);
+                }
+            }
+            newHi = to;
+            newHiInclusive = toInclusive;
+        }
+        return new MapRange<>(keys, newLo, newLoInclusive, newHi, newHiInclusive, descending);
+    }
+}

@@ -1,0 +1,57 @@
+package dev.remixdb;
+
+import dev.remixdb.cache.BlockCache;
+import dev.remixdb.engine.Counters;
+import dev.remixdb.engine.ReadState;
+import dev.remixdb.files.FileNames;
+import dev.remixdb.version.Partition;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Gathers {@link Stats} from a read state, the engine's counters and the directory. */
+final class StatsCollector {
+    private StatsCollector() {}
+
+    static Stats collect(ReadState s, Counters c, BlockCache cache, Path dir, int openSnapshots, int openCursors) {
+        long keys = s.mem().memtable().entryCount();
+        long offHeap = s.mem().memtable().memoryBytes() + cache.memoryBytes();
+        if (s.imm() != null) {
+            keys += s.imm().memtable().entryCount();
+            offHeap += s.imm().memtable().memoryBytes();
+        }
+        long disk = 0;
+        for (Partition p : s.version().partitions()) {
+            keys += p.keyCount();
+            offHeap += p.memoryBytes();
+            disk += p.diskBytes();
+        }
+        disk += walAndManifestBytes(dir);
+        return new Stats(keys, disk, s.version().tableCount(), s.version().partitionCount(), c.userBytes.sum(),
+                c.walBytes.sum(), c.tableBytes.sum(), c.manifestBytes.sum(),
+                new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum()),
+                offHeap, cache.memoryBytes(), c.stallNanos.sum(), openSnapshots, c.leakedSnapshots.sum(), openCursors);
+    }
+
+    private static long walAndManifestBytes(Path dir) {
+        long sum = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                String name = f.getFileName().toString();
+                if (name.endsWith(FileNames.WAL) || name.equals(FileNames.MANIFEST)) {
+                    try {
+                        sum += Files.size(f);
+                    } catch (java.nio.file.NoSuchFileException e) {
+                        // Deleted by a compaction while we listed: no longer part of the store.
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,269 @@
+package dev.remixdb;
+
+import dev.remixdb.cache.BlockCache;
+import dev.remixdb.compact.Compactor;
+import dev.remixdb.engine.Counters;
+import dev.remixdb.engine.EngineConfig;
+import dev.remixdb.engine.ReadState;
+import dev.remixdb.engine.Recovery;
+import dev.remixdb.engine.VersionSet;
+import dev.remixdb.engine.WritePipeline;
+import dev.remixdb.files.StoreDirectory;
+import dev.remixdb.io.BlockReader;
+import dev.remixdb.util.Closeables;
+import dev.remixdb.wal.WalOp;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The engine assembled: the store directory, the block reader and cache, the {@link VersionSet},
+ * the {@link WritePipeline} and the {@link Compactor}, plus what users hold open (cursors and
+ * snapshots). It opens them in order, serves reads from the current read state, and closes them in
+ * the reverse order. {@link RemixDB} checks arguments and delegates here.
+ *
+ * <p>Closing, and calls racing it: {@link #close()} first marks every part closed, so that a call
+ * starting afterwards throws {@link ClosedException}; it then waits for the compactor and for the
+ * group being appended, closes the WAL, closes open cursors and snapshots, and waits until every
+ * read state is released (the last reader has finished) before it frees the cache, the reader and the
+ * directory lock. A call that started before close therefore completes normally or throws
+ * {@link ClosedException}; it never meets freed memory or a closed file.
+ */
+final class Store implements AutoCloseable {
+    private final StoreDirectory dir;
+    private final BlockReader reader;
+    private final BlockCache cache;
+    private final Counters counters;
+    private final VersionSet versions;
+    private final WritePipeline writes;
+    private final Compactor compactor;
+    private final Set<StoreCursor> cursors = ConcurrentHashMap.newKeySet();
+    private final Set<StoreSnapshot.Pin> snapshots = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    private Store(Recovery.Recovered r, EngineConfig config) {
+        this.dir = r.dir();
+        this.reader = r.reader();
+        this.cache = r.cache();
+        this.counters = new Counters();
+        Supplier<ClosedException> closedError = this::closedError;
+        this.versions = new VersionSet(dir, r.nextFileNumber(), r.mem(), r.version(), counters, closedError);
+        r.mem().release();
+        r.version().release();
+        this.writes = new WritePipeline(config, versions, dir, counters, r.wal(), r.lastSeq(), closedError);
+        this.compactor = new Compactor(versions, writes, config, dir.path(), reader, cache, counters);
+        compactor.start();
+    }
+
+    /** Opens (creating or recovering) the store in {@code dir}. */
+    static Store open(Path dir, EngineConfig config) throws IOException {
+        return new Store(Recovery.recover(dir, config), config);
+    }
+
+    private ClosedException closedError() {
+        return new ClosedException("RemixDB at " + dir.path());
+    }
+
+    Path path() {
+        return dir.path();
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    void write(List<WalOp> ops) throws IOException {
+        try {
+            writes.write(ops, false);
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
+    void update(Supplier<List<WalOp>> prepare) throws IOException {
+        try {
+            writes.update(prepare, false);
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
+    void sync() throws IOException {
+        checkOpen();
+        try {
+            writes.sync();
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
+    /** Freezes the memtable and waits until compaction has written it into tables. */
+    void compactMemtable() throws IOException, InterruptedException {
+        try {
+            writes.freezeMemtable();
+            if (!versions.awaitCompaction(1, TimeUnit.HOURS)) {
+                throw new IOException("compaction did not finish within an hour");
+            }
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
+    /**
+     * A write failure as users see it: when damage found by a compaction is behind it, the cause is
+     * the API's {@link CorruptionException} (naming the file and offset), not the format layer's.
+     */
+    private static IOException surface(IOException e) {
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof CorruptionException) {
+                return e;
+            }
+            if (t instanceof dev.remixdb.remix.CorruptionException damage) {
+                IOException out = new IOException(e.getMessage(), new CorruptionException(damage));
+                out.setStackTrace(e.getStackTrace());
+                return out;
+            }
+        }
+        return e;
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    byte[] get(byte[] key) {
+        checkOpen();
+        ReadState s = versions.acquire();
+        try {
+            return s.get(writes.visibleSequence(), key);
+        } finally {
+            s.release();
+        }
+    }
+
+    /** A cursor over a snapshot of the store as of now, limited to [lower, upper) (null: open). */
+    Cursor cursor(byte[] lower, byte[] upper) {
+        checkOpen();
+        ReadState s = versions.acquire();
+        return cursor(s, writes.visibleSequence(), lower, upper);
+    }
+
+    /** A cursor on {@code s} as of {@code seq}; takes over the caller's reference to {@code s}. */
+    Cursor cursor(ReadState s, long seq, byte[] lower, byte[] upper) {
+        StoreCursor c;
+        try {
+            c = new StoreCursor(this, s, seq, lower, upper);
+        } catch (RuntimeException | Error e) {
+            s.release();
+            throw e;
+        }
+        cursors.add(c);
+        // close() marks the store closed before it closes the cursors it finds: one added after
+        // that pass must close itself.
+        if (closed) {
+            c.close();
+            checkOpen();
+        }
+        return c;
+    }
+
+    void cursorClosed(StoreCursor c) {
+        cursors.remove(c);
+    }
+
+    /** A consistent read-only view of the store as of now. */
+    Snapshot snapshot() {
+        checkOpen();
+        ReadState s = versions.acquire();
+        StoreSnapshot snapshot;
+        try {
+            snapshot = new StoreSnapshot(this, s, writes.visibleSequence());
+        } catch (RuntimeException | Error e) {
+            s.release();
+            throw e;
+        }
+        if (closed) {
+            snapshot.close();
+            checkOpen();
+        }
+        return snapshot;
+    }
+
+    Set<StoreSnapshot.Pin> snapshots() {
+        return snapshots;
+    }
+
+    Counters counters() {
+        return counters;
+    }
+
+    Stats stats() {
+        checkOpen();
+        ReadState s = versions.acquire();
+        try {
+            return StatsCollector.collect(s, counters, cache, dir.path(), snapshots.size(), cursors.size());
+        } finally {
+            s.release();
+        }
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /** Throws {@link ClosedException} once the store is closed. */
+    void checkOpen() {
+        if (closed) {
+            throw closedError();
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Waits for writes in progress and the running compaction, closes open cursors and snapshots,
+     * syncs the WAL, waits for the last reader, and frees every file and segment. Idempotent.
+     */
+    @Override
+    public void close() throws IOException {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        versions.close();
+        Throwable error = null;
+        try {
+            compactor.close();
+        } catch (Throwable t) {
+            error = t;
+        }
+        try {
+            writes.close();
+        } catch (Throwable t) {
+            error = Closeables.add(error, t);
+        }
+        for (StoreCursor c : List.copyOf(cursors)) {
+            c.close();
+        }
+        for (StoreSnapshot.Pin p : List.copyOf(snapshots)) {
+            p.release(false);
+        }
+        try {
+            versions.releaseAndAwaitReaders();
+        } catch (Throwable t) {
+            error = Closeables.add(error, t);
+        }
+        List<AutoCloseable> rest = new ArrayList<>(List.of(cache, reader, dir));
+        error = Closeables.closeAll(rest, error);
+        Closeables.rethrow(error);
+    }
+
+    @Override
+    public String toString() {
+        return "RemixDB[" + dir.path() + "]";
+    }
+}

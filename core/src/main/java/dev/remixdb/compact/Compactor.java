@@ -1,0 +1,332 @@
+package dev.remixdb.compact;
+
+import dev.remixdb.cache.BlockCache;
+import dev.remixdb.compaction.CompactionPlan;
+import dev.remixdb.compaction.PartitionStats;
+import dev.remixdb.compaction.TableStats;
+import dev.remixdb.engine.Counters;
+import dev.remixdb.engine.EngineConfig;
+import dev.remixdb.engine.ReadState;
+import dev.remixdb.engine.VersionSet;
+import dev.remixdb.engine.WritePipeline;
+import dev.remixdb.io.BlockReader;
+import dev.remixdb.memtable.MemtableCursor;
+import dev.remixdb.remix.Keys;
+import dev.remixdb.remix.Selectors;
+import dev.remixdb.version.Partition;
+import dev.remixdb.version.TableHandle;
+import dev.remixdb.version.Version;
+import dev.remixdb.wal.WalOp;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Background compaction (REMIX §4.2). One coordinator thread waits for a frozen memtable, splits
+ * its entries by partition, asks the policy what to do with each partition (abort, minor, major,
+ * split), runs the partitions' jobs on a bounded pool of worker threads, puts aborted data back into
+ * the active memtable, and installs the new version.
+ *
+ * <p>It talks to the rest of the engine through three narrow doors: the {@link VersionSet} (take a
+ * frozen memtable, install a version, report a failure), the {@link WritePipeline} (re-insert what an
+ * abort keeps, the last sequence number) and {@link TableFiles} (where and how to write files).
+ */
+public final class Compactor {
+    private final VersionSet versions;
+    private final WritePipeline writes;
+    private final EngineConfig config;
+    private final TableFiles files;
+    private final Counters counters;
+    private final ExecutorService workers;
+    private final Thread coordinator;
+
+    /** A compactor over the store's parts, writing into {@code dir}; {@link #start()} starts its threads. */
+    public Compactor(VersionSet versions, WritePipeline writes, EngineConfig config, Path dir, BlockReader reader,
+                     BlockCache cache, Counters counters) {
+        this.versions = versions;
+        this.writes = writes;
+        this.config = config;
+        this.counters = counters;
+        this.files = new TableFiles(dir, versions::newFileNumber, config.tableOptions(), config.tableBytes(), reader,
+                cache, counters);
+        int threads = config.compactionThreads();
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, "remixdb-compaction-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        this.workers = Executors.newFixedThreadPool(threads, factory);
+        this.coordinator = new Thread(this::loop, "remixdb-compactor");
+        coordinator.setDaemon(true);
+    }
+
+    /** Starts the coordinator thread. */
+    public void start() {
+        coordinator.start();
+    }
+
+    private void loop() {
+        for (;;) {
+            ReadState s = versions.awaitFrozen();
+            if (s == null) {
+                return;
+            }
+            try {
+                compact(s);
+            } catch (Throwable t) {
+                versions.fail(new IOException("compaction failed: " + t.getMessage(), t));
+                return;
+            } finally {
+                versions.compactionDone(s);
+            }
+        }
+    }
+
+    /** Compacts {@code s.imm()} into {@code s.version()} and installs the result. */
+    private void compact(ReadState s) throws Exception {
+        Version version = s.version();
+        int count = version.partitionCount();
+        long[] newBytes = new long[count];
+        long[] newKeys = new long[count];
+        long[] newTombstones = new long[count];
+        measure(s, newBytes, newKeys, newTombstones);
+
+        // A memtable frozen on request goes to tables whole: that is what the caller asked for.
+        long budget = s.imm().allToTables() ? 0 : (long) (config.abortFraction() * config.memtableBytes());
+        CompactionPlan[] plans = plan(version, newBytes, newKeys, newTombstones, budget);
+        List<Future<PartitionJob.Result>> jobs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
+                PartitionJob job = new PartitionJob(files, config.policy().splitTables(), version.partition(i),
+                        upper(version, i), s.imm().memtable(), plans[i]);
+                jobs.add(workers.submit(job::run));
+            }
+        }
+        List<PartitionJob.Result> results = collect(jobs);
+        try {
+            writes.reinsert(kept(s, plans));
+            List<Partition> next = new ArrayList<>();
+            List<Partition> replaced = new ArrayList<>();
+            int job = 0;
+            for (int i = 0; i < count; i++) {
+                Partition p = version.partition(i);
+                if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
+                    next.addAll(results.get(job++).partitions());
+                    replaced.add(p);
+                } else {
+                    p.retain();
+                    next.add(p);
+                }
+            }
+            results = null;
+            count(plans);
+            versions.install(new Version(next, version.sequence() + 1), replaced, writes.lastSequence());
+        } finally {
+            if (results != null) {
+                discard(results);
+            }
+        }
+    }
+
+    /** Receives each newest entry of the frozen memtable with the index of its partition. */
+    @FunctionalInterface
+    private interface EntryVisitor {
+        void entry(int partition, MemtableCursor entry);
+    }
+
+    /** Walks the frozen memtable once, in key order, tracking which partition each key falls in. */
+    private static void forEachEntry(ReadState s, EntryVisitor visitor) {
+        Version version = s.version();
+        try (MemtableCursor c = s.imm().memtable().cursor(Long.MAX_VALUE)) {
+            int p = 0;
+            for (c.seekToFirst(); c.isValid(); c.next()) {
+                while (p + 1 < version.partitionCount() && atOrAfter(c, version.partition(p + 1).lower())) {
+                    p++;
+                }
+                visitor.entry(p, c);
+            }
+        }
+    }
+
+    /**
+     * New bytes, keys and tombstones per partition. Bytes are key + value bytes, the unit of
+     * {@code Options.tableBytes()} and {@code memtableBytes()}.
+     */
+    private static void measure(ReadState s, long[] bytes, long[] keys, long[] tombstones) {
+        forEachEntry(s, (p, c) -> {
+            bytes[p] += c.keyLength() + c.valueLength();
+            keys[p]++;
+            if (c.isTombstone()) {
+                tombstones[p]++;
+            }
+        });
+    }
+
+    private static boolean atOrAfter(MemtableCursor c, byte[] bound) {
+        return Keys.compare(c.keySegment(), c.keyOffset(), c.keyLength(), MemorySegment.ofArray(bound), 0, bound.length) >= 0;
+    }
+
+    /** The exclusive upper bound of partition {@code i}, or null for the last one. */
+    private static byte[] upper(Version version, int i) {
+        return i + 1 < version.partitionCount() ? version.partition(i + 1).lower() : null;
+    }
+
+    /**
+     * Asks the policy about every partition with new data, smallest first, so that the abort budget
+     * (a fraction of the memtable, REMIX §4.2) goes to the partitions where a table would be tiniest.
+     */
+    private CompactionPlan[] plan(Version version, long[] newBytes, long[] newKeys, long[] newTombstones, long budget) {
+        int count = version.partitionCount();
+        Integer[] order = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, Comparator.comparingLong(i -> newBytes[i]));
+        CompactionPlan[] plans = new CompactionPlan[count];
+        for (int i : order) {
+            if (newKeys[i] == 0) {
+                continue;
+            }
+            Partition p = version.partition(i);
+            List<TableStats> tables = new ArrayList<>();
+            long tombstones = 0;
+            for (TableHandle t : p.tables()) {
+                tables.add(new TableStats(t.table().fileBytes(), t.table().keyCount()));
+                tombstones += t.table().tombstoneCount();
+            }
+            PartitionStats stats = new PartitionStats(tables, newBytes[i], newKeys[i], newTombstones[i], 0,
+                    tombstones, Math.max(0, budget), config.tableBytes());
+            CompactionPlan plan = check(config.policy().plan(stats), stats, budget);
+            if (plan instanceof CompactionPlan.Abort) {
+                budget -= newBytes[i];
+            }
+            plans[i] = plan;
+        }
+        return plans;
+    }
+
+    /** Rejects a plan the engine cannot carry out: a policy bug must not corrupt the store. */
+    private static CompactionPlan check(CompactionPlan plan, PartitionStats stats, long budget) {
+        int tables = stats.tables().size();
+        switch (plan) {
+            case null -> throw new IllegalStateException("compaction policy returned null for " + stats);
+            case CompactionPlan.Abort a -> {
+                if (stats.newBytes() > budget) {
+                    throw new IllegalStateException("compaction policy aborted " + stats.newBytes()
+                            + " new bytes with a budget of " + budget);
+                }
+            }
+            case CompactionPlan.Minor m -> {
+                if (tables + stats.newTables() > Selectors.MAX_RUNS) {
+                    throw new IllegalStateException("minor compaction would give more than " + Selectors.MAX_RUNS
+                            + " tables: " + stats);
+                }
+            }
+            case CompactionPlan.Major m -> {
+                if (m.tables() > tables) {
+                    throw new IllegalStateException("major compaction of " + m.tables() + " tables in a partition of "
+                            + tables);
+                }
+            }
+            case CompactionPlan.Split s -> { }
+        }
+        return plan;
+    }
+
+    /** The aborted partitions' newest versions, to put back into the active memtable. */
+    private static List<WritePipeline.Kept> kept(ReadState s, CompactionPlan[] plans) {
+        List<WritePipeline.Kept> out = new ArrayList<>();
+        forEachEntry(s, (p, c) -> {
+            if (plans[p] instanceof CompactionPlan.Abort) {
+                out.add(new WritePipeline.Kept(c.seq(), c.isTombstone() ? WalOp.delete(c.key()) : WalOp.put(c.key(), c.value())));
+            }
+        });
+        return out;
+    }
+
+    private void count(CompactionPlan[] plans) {
+        for (CompactionPlan plan : plans) {
+            switch (plan) {
+                case null -> { }
+                case CompactionPlan.Abort a -> counters.abort.increment();
+                case CompactionPlan.Minor m -> counters.minor.increment();
+                case CompactionPlan.Major m -> counters.major.increment();
+                case CompactionPlan.Split s -> counters.split.increment();
+            }
+        }
+    }
+
+    /** Waits for every job; if one failed, discards the others' output and throws. */
+    private static List<PartitionJob.Result> collect(List<Future<PartitionJob.Result>> jobs) throws Exception {
+        List<PartitionJob.Result> results = new ArrayList<>();
+        Exception failure = null;
+        for (Future<PartitionJob.Result> f : jobs) {
+            try {
+                results.add(f.get());
+            } catch (ExecutionException e) {
+                Exception cause = e.getCause() instanceof Exception x ? x : e;
+                if (failure == null) {
+                    failure = cause;
+                } else {
+                    failure.addSuppressed(cause);
+                }
+            }
+        }
+        if (failure != null) {
+            discard(results);
+            throw failure;
+        }
+        return results;
+    }
+
+    /** Releases partitions that will not be installed, deleting the files only they use. */
+    private static void discard(List<PartitionJob.Result> results) {
+        for (PartitionJob.Result r : results) {
+            r.discard();
+        }
+    }
+
+    /**
+     * Waits for the running compaction to end (the version set has already told the coordinator to
+     * stop); a frozen memtable not compacted yet stays in its WAL for the next open.
+     */
+    public void close() {
+        boolean interrupted = false;
+        while (coordinator.isAlive()) {
+            try {
+                coordinator.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(1, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("compaction workers did not stop within a minute");
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "compactor of " + files.dir();
+    }
+}

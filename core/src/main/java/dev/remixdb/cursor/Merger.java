@@ -1,0 +1,159 @@
+package dev.remixdb.cursor;
+
+import dev.remixdb.remix.Keys;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * Merges a few sorted {@link Source}s into one: at each key, the source with the lowest index (the
+ * newest data) wins and the others' versions of that key are passed over. Tombstones are yielded
+ * (flagged) so the caller decides: a user cursor skips them, a compaction keeps or drops them.
+ *
+ * <p>It moves both ways. Moving forwards, every valid source sits at or after the current key;
+ * moving backwards, at or before it. A change of direction first re-positions the other sources on
+ * the far side of the current key, as every merging iterator must; within a source the step itself
+ * (a REMIX's sorted view, a memtable) compares no keys.
+ *
+ * <p>With the handful of inputs it sees (memtables, a version, or the newest tables of one
+ * partition), a linear scan for the winner beats a heap.
+ */
+public final class Merger implements AutoCloseable {
+    private final Source[] sources;
+    private Source current;
+    private boolean backwards;
+
+    public Merger(List<? extends Source> byPriority) {
+        this.sources = byPriority.toArray(new Source[0]);
+    }
+
+    public void seekToFirst() {
+        for (Source s : sources) {
+            s.seekToFirst();
+        }
+        pickSmallest();
+    }
+
+    public void seek(MemorySegment key, long offset, int length) {
+        for (Source s : sources) {
+            s.seek(key, offset, length);
+        }
+        pickSmallest();
+    }
+
+    public void seekToLast() {
+        for (Source s : sources) {
+            s.seekToLast();
+        }
+        pickLargest();
+    }
+
+    /** Positions at the last key {@code <= key}. */
+    public void seekForPrev(MemorySegment key, long offset, int length) {
+        for (Source s : sources) {
+            s.seekForPrev(key, offset, length);
+        }
+        pickLargest();
+    }
+
+    public boolean isValid() {
+        return current != null;
+    }
+
+    /** Advances every source sitting at the current key, then picks the next winner. */
+    public void next() {
+        Source at = current;
+        MemorySegment k = at.keySegment();
+        long ko = at.keyOffset();
+        int kl = at.keyLength();
+        // Other sources move first: their keys are compared with the winner's key before the
+        // winner moves, since moving it may invalidate the key's memory.
+        for (Source s : sources) {
+            if (s == at) {
+                continue;
+            }
+            if (backwards) {
+                // They sit before the key (or nowhere): put them after it.
+                s.seek(k, ko, kl);
+            }
+            if (s.isValid() && compare(s, k, ko, kl) == 0) {
+                s.next();
+            }
+        }
+        at.next();
+        pickSmallest();
+    }
+
+    /** Moves every source sitting at the current key back, then picks the previous winner. */
+    public void prev() {
+        Source at = current;
+        MemorySegment k = at.keySegment();
+        long ko = at.keyOffset();
+        int kl = at.keyLength();
+        for (Source s : sources) {
+            if (s == at) {
+                continue;
+            }
+            if (!backwards) {
+                // They sit after the key (or nowhere): put them at or before it.
+                s.seekForPrev(k, ko, kl);
+            }
+            if (s.isValid() && compare(s, k, ko, kl) == 0) {
+                s.prev();
+            }
+        }
+        at.prev();
+        pickLargest();
+    }
+
+    /** Picks the winner again after the caller positioned the sources itself (forwards). */
+    public void repick() {
+        pickSmallest();
+    }
+
+    private void pickSmallest() {
+        backwards = false;
+        Source best = null;
+        for (Source s : sources) {
+            if (s.isValid() && (best == null || compare(s, best) < 0)) {
+                best = s;
+            }
+        }
+        current = best;
+    }
+
+    private void pickLargest() {
+        backwards = true;
+        Source best = null;
+        for (Source s : sources) {
+            // Strictly larger: among equal keys the newest source (lowest index) wins.
+            if (s.isValid() && (best == null || compare(s, best) > 0)) {
+                best = s;
+            }
+        }
+        current = best;
+    }
+
+    private static int compare(Source a, Source b) {
+        return Keys.compare(a.keySegment(), a.keyOffset(), a.keyLength(), b.keySegment(), b.keyOffset(), b.keyLength());
+    }
+
+    private static int compare(Source a, MemorySegment k, long ko, int kl) {
+        return Keys.compare(a.keySegment(), a.keyOffset(), a.keyLength(), k, ko, kl);
+    }
+
+    public Source current() {
+        return current;
+    }
+
+    public boolean isTombstone() {
+        return current.isTombstone();
+    }
+
+    @Override
+    public void close() {
+        for (Source s : sources) {
+            s.close();
+        }
+    }
+}

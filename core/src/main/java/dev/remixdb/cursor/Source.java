@@ -1,0 +1,55 @@
+package dev.remixdb.cursor;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One sorted input of a merge: a memtable, a table, or the persistent version. It yields one entry
+ * per key, in increasing key order, with tombstones flagged. Key and value views stay valid until
+ * the source moves. Not thread-safe.
+ *
+ * <p>Sources that user cursors read (memtables, the version) also move backwards; compaction's
+ * inputs only move forwards and keep the defaults, which refuse.
+ */
+public interface Source extends AutoCloseable {
+
+    void seekToFirst();
+
+    /** Positions at the first key {@code >= key}. */
+    void seek(MemorySegment key, long offset, int length);
+
+    boolean isValid();
+
+    void next();
+
+    /** Positions at the last key. */
+    default void seekToLast() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " only moves forwards");
+    }
+
+    /** Positions at the last key {@code <= key}. */
+    default void seekForPrev(MemorySegment key, long offset, int length) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " only moves forwards");
+    }
+
+    /** Moves to the previous key; the source becomes invalid before the first one. */
+    default void prev() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " only moves forwards");
+    }
+
+    MemorySegment keySegment();
+
+    long keyOffset();
+
+    int keyLength();
+
+    boolean isTombstone();
+
+    MemorySegment valueSegment();
+
+    long valueOffset();
+
+    int valueLength();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,173 @@
+package dev.remixdb.cursor;
+
+import dev.remixdb.remix.Remix;
+import dev.remixdb.remix.RemixCursor;
+import dev.remixdb.version.Partition;
+import dev.remixdb.version.Version;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * A sequence of partitions as one {@link Source}: a REMIX cursor walks one partition's sorted view
+ * (REMIX §3.3: no key comparisons between runs), then the next partition's. With
+ * {@link RemixCursor.Mode#LIVE} it yields what a user sees; with {@link RemixCursor.Mode#NEWEST}
+ * tombstones too (compaction input).
+ */
+public final class VersionSource implements Source {
+    private final List<Partition> partitions;
+    private final RemixCursor.Mode mode;
+    private final boolean scan;
+    private int index = -1;
+    private RemixCursor cursor;
+
+    public VersionSource(Version version, RemixCursor.Mode mode) {
+        this(version.partitions(), mode, false);
+    }
+
+    /**
+     * Over given partitions (contiguous, in key order); with {@code scan}, for one pass in key order
+     * (a compaction), reading past the block cache ({@link RemixCursor#scanning()}).
+     */
+    public VersionSource(List<Partition> partitions, RemixCursor.Mode mode, boolean scan) {
+        this.partitions = partitions;
+        this.mode = mode;
+        this.scan = scan;
+    }
+
+    @Override
+    public void seekToFirst() {
+        open(0);
+        if (cursor != null) {
+            cursor.seekToFirst();
+        }
+        skipEmpty();
+    }
+
+    @Override
+    public void seek(MemorySegment key, long offset, int length) {
+        open(Partition.find(partitions, key, offset, length));
+        if (cursor != null) {
+            cursor.seek(key, offset, length);
+        }
+        skipEmpty();
+    }
+
+    @Override
+    public void seekToLast() {
+        open(partitions.size() - 1);
+        if (cursor != null) {
+            cursor.seekToLast();
+        }
+        skipEmptyBackward();
+    }
+
+    @Override
+    public void seekForPrev(MemorySegment key, long offset, int length) {
+        open(Partition.find(partitions, key, offset, length));
+        if (cursor != null) {
+            cursor.seekForPrev(key, offset, length);
+        }
+        skipEmptyBackward();
+    }
+
+    @Override
+    public void prev() {
+        cursor.prev();
+        skipEmptyBackward();
+    }
+
+    /** Moves on to the last entry of the preceding partitions while the current one is exhausted. */
+    private void skipEmptyBackward() {
+        while ((cursor == null || !cursor.isValid()) && index > 0) {
+            open(index - 1);
+            if (cursor != null) {
+                cursor.seekToLast();
+            }
+        }
+    }
+
+    /** Opens a cursor on partition {@code i} (none when it has no tables). */
+    private void open(int i) {
+        closeCursor();
+        index = i;
+        if (i < partitions.size()) {
+            Remix remix = partitions.get(i).remix();
+            if (remix != null) {
+                cursor = remix.cursor(mode);
+                if (scan) {
+                    cursor.scanning();
+                }
+            }
+        }
+    }
+
+    /** Moves on to the first entry of the following partitions while the current one is exhausted. */
+    private void skipEmpty() {
+        while ((cursor == null || !cursor.isValid()) && index + 1 < partitions.size()) {
+            open(index + 1);
+            if (cursor != null) {
+                cursor.seekToFirst();
+            }
+        }
+    }
+
+    @Override
+    public boolean isValid() {
+        return cursor != null && cursor.isValid();
+    }
+
+    @Override
+    public void next() {
+        cursor.next();
+        skipEmpty();
+    }
+
+    @Override
+    public MemorySegment keySegment() {
+        return cursor.keySegment();
+    }
+
+    @Override
+    public long keyOffset() {
+        return cursor.keyOffset();
+    }
+
+    @Override
+    public int keyLength() {
+        return cursor.keyLength();
+    }
+
+    @Override
+    public boolean isTombstone() {
+        return cursor.isTombstone();
+    }
+
+    @Override
+    public MemorySegment valueSegment() {
+        return cursor.valueSegment();
+    }
+
+    @Override
+    public long valueOffset() {
+        return cursor.valueOffset();
+    }
+
+    @Override
+    public int valueLength() {
+        return cursor.valueLength();
+    }
+
+    private void closeCursor() {
+        if (cursor != null) {
+            cursor.close();
+            cursor = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeCursor();
+        index = partitions.size();
+    }
+}

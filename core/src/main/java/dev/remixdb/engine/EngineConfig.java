@@ -1,0 +1,20 @@
+package dev.remixdb.engine;
+
+import dev.remixdb.compaction.CompactionPolicy;
+import dev.remixdb.table.TableOptions;
+
+/**
+ * The settings the engine's parts read, taken from the user's options when the store opens.
+ *
+ * @param memtableBytes     user bytes a memtable takes before it is frozen
+ * @param syncWrites        whether every write waits for its WAL record to reach the disk
+ * @param compactionThreads threads that compact partitions in parallel
+ * @param tableBytes        size at which compaction cuts table files
+ * @param tableOptions      block size, compression and keys block of new tables
+ * @param policy            what each partition's compaction does
+ * @param abortFraction     fraction of the memtable that aborted compactions may keep in memory
+ * @param blockCacheBytes   the block cache's budget
+ */
+public record EngineConfig(long memtableBytes, boolean syncWrites, int compactionThreads, long tableBytes,
+                           TableOptions tableOptions, CompactionPolicy policy, double abortFraction,
+                           long blockCacheBytes) {}

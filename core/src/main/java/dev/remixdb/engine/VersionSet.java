@@ -1,0 +1,346 @@
+package dev.remixdb.engine;
+
+import dev.remixdb.files.StoreDirectory;
+import dev.remixdb.memtable.Memtable;
+import dev.remixdb.version.Manifest;
+import dev.remixdb.version.Partition;
+import dev.remixdb.version.TableHandle;
+import dev.remixdb.version.Version;
+
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * The store's current {@link ReadState} and how it changes (LevelDB's {@code VersionSet}): a full
+ * memtable is frozen ({@link #freeze}), compaction takes it ({@link #awaitFrozen}) and installs the
+ * version that absorbed it ({@link #install}: MANIFEST, then the new state, then obsolete files).
+ * It also hands out file numbers, and holds the store's write failure: once the WAL or a
+ * compaction failed, the state can no longer advance and writes are refused.
+ *
+ * <p>Concurrency: {@link #lock} guards the changes; readers take no lock, they retain the current
+ * state ({@link #acquire()}). The write pipeline may call in while holding its own lock; nothing here
+ * calls out to the pipeline, so the two locks are always taken in that order.
+ */
+public final class VersionSet {
+    private final StoreDirectory dir;
+    private final Counters counters;
+    private final Supplier<? extends RuntimeException> closedError;
+    private final AtomicLong nextFile;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when a compaction finishes, on failure and at close: stalled writers re-check. */
+    private final Condition changed = lock.newCondition();
+    /** Signalled when a memtable is frozen, on failure and at close: the compactor wakes up. */
+    private final Condition frozenReady = lock.newCondition();
+    /** Signalled when the last read state is freed. */
+    private final Condition allFreed = lock.newCondition();
+
+    private volatile ReadState current;
+    /** True from handing a state to the compactor until it has let go of it (guarded by lock). */
+    private boolean compacting;
+    private volatile boolean closed;
+    private volatile Throwable failure;
+    /** Read states made and not yet freed. */
+    private final AtomicInteger liveStates = new AtomicInteger();
+
+    /**
+     * Starts from {@code mem} and {@code version} (the callers keep their references).
+     *
+     * @param closedError what a call after close throws (the API's {@code ClosedException})
+     */
+    public VersionSet(StoreDirectory dir, long nextFileNumber, MemtableRef mem, Version version, Counters counters,
+                      Supplier<? extends RuntimeException> closedError) {
+        this.dir = dir;
+        this.counters = counters;
+        this.closedError = closedError;
+        this.nextFile = new AtomicLong(nextFileNumber);
+        this.current = newState(mem, null, version);
+    }
+
+    private ReadState newState(MemtableRef mem, MemtableRef imm, Version version) {
+        liveStates.incrementAndGet();
+        return new ReadState(mem, imm, version, this::stateFreed);
+    }
+
+    private void stateFreed() {
+        if (liveStates.decrementAndGet() == 0) {
+            lock.lock();
+            try {
+                allFreed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** A number for a new file; numbers are never reused. */
+    public long newFileNumber() {
+        return nextFile.getAndIncrement();
+    }
+
+    /** The current state, retained: release it when done. */
+    public ReadState acquire() {
+        for (;;) {
+            ReadState s = current;
+            if (s.tryRetain()) {
+                return s;
+            }
+            checkOpen();
+        }
+    }
+
+    /**
+     * The current state, not retained: only for the head of the write queue, which alone makes the
+     * state change between memtables (compaction only replaces the frozen memtable and the version).
+     */
+    ReadState current() {
+        return current;
+    }
+
+    // ------------------------------------------------------------------ lifecycle and failure
+
+    /** Throws the closed error once {@link #close()} ran. */
+    public void checkOpen() {
+        if (closed) {
+            throw closedError.get();
+        }
+    }
+
+    /** Throws the closed error after close, or an {@link IOException} naming the failure after one. */
+    public void checkWritable() throws IOException {
+        checkOpen();
+        Throwable f = failure;
+        if (f != null) {
+            throw new IOException(dir + " takes no writes after a failure: " + f, f);
+        }
+    }
+
+    /** The first write failure, or null. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** A failure after which the state cannot advance: writes fail from now on with it as the cause; reads go on. */
+    public void fail(Throwable t) {
+        lock.lock();
+        try {
+            if (failure == null) {
+                failure = t;
+            }
+            changed.signalAll();
+            frozenReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Marks the set closed and wakes everything that waits on it. */
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            changed.signalAll();
+            frozenReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * After {@link #close()}: lets go of the current state and waits until every state is freed,
+     * that is until the last reader that retained one has released it. After that no memtable,
+     * table or REMIX is in use, and the cache and files under them can be closed.
+     */
+    public void releaseAndAwaitReaders() {
+        current.release();
+        lock.lock();
+        try {
+            while (liveStates.get() > 0) {
+                allFreed.awaitUninterruptibly();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ memtable switches (write queue head)
+
+    /**
+     * Waits while a frozen memtable is being compacted (a stall, counted), then returns; or throws
+     * when the store closes or fails meanwhile.
+     */
+    void awaitNoFrozen() throws IOException {
+        lock.lock();
+        try {
+            long start = System.nanoTime();
+            while (current.imm() != null) {
+                checkWritable();
+                changed.awaitUninterruptibly();
+            }
+            counters.stallNanos.add(System.nanoTime() - start);
+            checkWritable();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Freezes the active memtable: {@code fresh} takes the writes from now on, and the compactor
+     * is woken for the old one. Only when no memtable is frozen already.
+     */
+    void freeze(MemtableRef fresh) {
+        lock.lock();
+        try {
+            ReadState s = current;
+            if (s.imm() != null) {
+                throw new IllegalStateException("a memtable is frozen already: " + s);
+            }
+            swap(newState(fresh, s.mem(), s.version()));
+            frozenReady.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under {@link #lock}: makes {@code next} current and drops the set's reference to the old state. */
+    private void swap(ReadState next) {
+        ReadState old = current;
+        current = next;
+        old.release();
+    }
+
+    // ------------------------------------------------------------------ compaction
+
+    /** Blocks until a frozen memtable waits for compaction (returned retained with its state), or null at close or failure. */
+    public ReadState awaitFrozen() {
+        lock.lock();
+        try {
+            while (!closed && failure == null && current.imm() == null) {
+                frozenReady.awaitUninterruptibly();
+            }
+            if (closed || failure != null) {
+                return null;
+            }
+            ReadState s = current;
+            s.retain();
+            compacting = true;
+            return s;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The compactor is done with the state {@link #awaitFrozen()} gave it. Released before waiters
+     * wake, so that files only the replaced version used are gone when {@link #awaitCompaction}
+     * returns.
+     */
+    public void compactionDone(ReadState s) {
+        s.release();
+        lock.lock();
+        try {
+            compacting = false;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Makes {@code next} the current version, replacing the frozen memtable it absorbed: writes the
+     * MANIFEST (crash-atomic), swaps the state, then lets go of what the new version no longer uses
+     * and deletes the WALs that only the frozen memtable needed.
+     *
+     * @param next         the new version; its creator reference passes to this set
+     * @param replaced     partitions of the old version that {@code next} does not list
+     * @param lastSequence the last sequence number handed out so far (recorded in the MANIFEST)
+     */
+    public void install(Version next, List<Partition> replaced, long lastSequence) throws IOException {
+        dir.sync();
+        long firstLiveWal;
+        Manifest.Data data;
+        lock.lock();
+        try {
+            // No memtable switch can happen now (one memtable is frozen): the active one stays.
+            firstLiveWal = current.mem().firstWal();
+            data = new Manifest.Data(nextFile.get(), firstLiveWal, lastSequence, next.sequence(), Manifest.entries(next));
+        } finally {
+            lock.unlock();
+        }
+        try {
+            counters.manifestBytes.add(Manifest.write(dir.path(), data));
+        } catch (IOException | RuntimeException e) {
+            next.release();
+            throw e;
+        }
+        Set<TableHandle> kept = new HashSet<>();
+        for (Partition p : next.partitions()) {
+            kept.addAll(p.tables());
+        }
+        for (Partition p : replaced) {
+            p.markObsolete();
+            for (TableHandle t : p.tables()) {
+                if (!kept.contains(t)) {
+                    // Its cached blocks go when the table closes (Table.close), after its last reader.
+                    t.markObsolete();
+                }
+            }
+        }
+        lock.lock();
+        try {
+            swap(newState(current.mem(), null, next));
+            next.release();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        dir.deleteWalsBefore(firstLiveWal);
+    }
+
+    /**
+     * Waits until no frozen memtable is left and the compactor has let go of the version it
+     * compacted (for tests and benchmarks); false on timeout.
+     *
+     * @throws IOException when the store failed (it then refuses writes)
+     */
+    public boolean awaitCompaction(long timeout, TimeUnit unit) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        lock.lock();
+        try {
+            while ((current.imm() != null || compacting) && failure == null) {
+                checkOpen();
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.awaitNanos(left);
+            }
+            checkWritable();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A memtable for a fresh start after {@link #freeze}: its writes go to WAL {@code walNumber}. */
+    static MemtableRef newMemtable(long walNumber) {
+        return new MemtableRef(new Memtable(), walNumber);
+    }
+
+    @Override
+    public String toString() {
+        return "version set of " + dir;
+    }
+}

@@ -1,0 +1,197 @@
+package dev.remixdb.files;
+
+import dev.remixdb.util.Closeables;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A store's directory, held: the one place that takes and gives back the directory's lock, lists its
+ * numbered files and forces its entries to disk. Opening a store and verifying one both go through
+ * it, so they follow the same rules.
+ *
+ * <p>Two locks, because the OS lock on LOCK belongs to the process (POSIX record locks): a second
+ * channel on the same file, opened only to find the lock taken, would release the first channel's
+ * lock when it closed. So a directory is first claimed in this JVM (a set of real paths), and only the
+ * claimant opens a channel on LOCK and takes the OS lock, which keeps other processes out.
+ */
+public final class StoreDirectory implements AutoCloseable {
+    private static final Set<String> CLAIMED = ConcurrentHashMap.newKeySet();
+
+    private final Path dir;
+    private final String claim;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private boolean closed;
+
+    private StoreDirectory(Path dir, String claim, FileChannel lockChannel, FileLock lock) {
+        this.dir = dir;
+        this.claim = claim;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+    }
+
+    /**
+     * Creates {@code dir} if needed and locks it for a store that opens it: claimed in this JVM and
+     * locked against other processes through its LOCK file (created if missing).
+     *
+     * @throws IOException when the store is open already, here or in another process
+     */
+    public static StoreDirectory lockForOpen(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        return lock(dir, true, "the store at " + dir + " is already open in another process");
+    }
+
+    /**
+     * Locks an existing directory for a check that must change nothing: no LOCK file is created
+     * (a directory without one is checked unlocked: nothing ever opened it as a store).
+     *
+     * @throws NoSuchFileException when {@code dir} is not a directory
+     * @throws IOException         when the store is open, here or in another process
+     */
+    public static StoreDirectory lockForCheck(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new NoSuchFileException(dir.toString(), null, "not a directory: no store to verify");
+        }
+        return lock(dir, false, "the store at " + dir + " is open in another process; close it before verifying");
+    }
+
+    private static StoreDirectory lock(Path dir, boolean create, String takenMessage) throws IOException {
+        String claim = dir.toRealPath().toString();
+        if (!CLAIMED.add(claim)) {
+            throw new IOException("the store at " + dir + " is already open in this process (or being verified)");
+        }
+        FileChannel channel = null;
+        try {
+            Path lockFile = dir.resolve(FileNames.LOCK);
+            if (!create && !Files.exists(lockFile)) {
+                return new StoreDirectory(dir, claim, null, null);
+            }
+            channel = create
+                    ? FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)
+                    : FileChannel.open(lockFile, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                throw new IOException(takenMessage);
+            }
+            return new StoreDirectory(dir, claim, channel, lock);
+        } catch (IOException | RuntimeException | Error e) {
+            if (channel != null) {
+                Closeables.closeAll(List.of(channel), e);
+            }
+            CLAIMED.remove(claim);
+            throw e;
+        }
+    }
+
+    /** The directory. */
+    public Path path() {
+        return dir;
+    }
+
+    /** The numbered files of the directory, by kind. */
+    public Listing list() throws IOException {
+        TreeMap<Long, Path> tables = new TreeMap<>();
+        TreeMap<Long, Path> remixes = new TreeMap<>();
+        TreeMap<Long, Path> wals = new TreeMap<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            for (Path f : stream) {
+                String name = f.getFileName().toString();
+                FileNames.number(name, FileNames.TABLE).ifPresent(n -> tables.put(n, f));
+                FileNames.number(name, FileNames.REMIX).ifPresent(n -> remixes.put(n, f));
+                FileNames.number(name, FileNames.WAL).ifPresent(n -> wals.put(n, f));
+            }
+        }
+        return new Listing(tables, remixes, wals);
+    }
+
+    /**
+     * The numbered files of a directory, each kind by number.
+     *
+     * @param tables  {@code NNNNNN.tbl}
+     * @param remixes {@code NNNNNN.rmx}
+     * @param wals    {@code NNNNNN.wal}
+     */
+    public record Listing(TreeMap<Long, Path> tables, TreeMap<Long, Path> remixes, TreeMap<Long, Path> wals) {
+        /** The largest number of any numbered file, 0 when there is none. */
+        public long maxNumber() {
+            long max = 0;
+            for (TreeMap<Long, Path> kind : List.of(tables, remixes, wals)) {
+                if (!kind.isEmpty()) {
+                    max = Math.max(max, kind.lastKey());
+                }
+            }
+            return max;
+        }
+    }
+
+    /** Forces the directory's entries (new, renamed and deleted files) to disk. */
+    public void sync() throws IOException {
+        sync(dir);
+    }
+
+    /** Forces {@code dir}'s entries to disk. */
+    public static void sync(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    /** Deletes the WALs numbered below {@code firstLive}: their writes are in tables now. */
+    public void deleteWalsBefore(long firstLive) throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + FileNames.WAL)) {
+            for (Path f : files) {
+                OptionalLong n = FileNames.number(f.getFileName().toString(), FileNames.WAL);
+                if (n.isPresent() && n.getAsLong() < firstLive) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+    }
+
+    /** Deletes {@code file} if it is there. */
+    public static void deleteIfExists(Path file) throws IOException {
+        try {
+            Files.delete(file);
+        } catch (NoSuchFileException e) {
+            // Already gone: what we wanted.
+        }
+    }
+
+    /** Releases the OS lock, then this JVM's claim. Idempotent. */
+    @Override
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<AutoCloseable> all = new ArrayList<>();
+        all.add(lock);
+        all.add(lockChannel);
+        all.add(() -> CLAIMED.remove(claim));
+        Closeables.closeAll(all);
+    }
+
+    @Override
+    public String toString() {
+        return "store directory " + dir;
+    }
+}
