@@ -20,6 +20,8 @@ public final class Options {
     private final long memtableBytes;
     private final long blockCacheBytes;
     private final boolean syncWrites;
+    private final long walFlushMillis;
+    private final int maxFrozenMemtables;
     private final int compactionThreads;
     private final long tableBytes;
     private final Compression compression;
@@ -31,6 +33,8 @@ public final class Options {
         this.memtableBytes = b.memtableBytes;
         this.blockCacheBytes = b.blockCacheBytes;
         this.syncWrites = b.syncWrites;
+        this.walFlushMillis = b.walFlushMillis;
+        this.maxFrozenMemtables = b.maxFrozenMemtables;
         this.compactionThreads = b.compactionThreads;
         this.tableBytes = b.tableBytes;
         this.compression = b.compression;
@@ -54,6 +58,16 @@ public final class Options {
         return memtableBytes;
     }
 
+    /**
+     * Full memtables that may wait for compaction at once. Writers fill a new memtable while earlier
+     * ones are compacted, and stop only when this many are waiting and the active one is full
+     * (before that, they are slowed down gradually: see {@link Stats#slowdownNanos()}). Memory for
+     * memtables is at most (1 + this) x {@link #memtableBytes()}. Default: 2.
+     */
+    public int maxFrozenMemtables() {
+        return maxFrozenMemtables;
+    }
+
     /** Off-heap bytes of the block cache shared by all tables. Default: 256 MiB. */
     public long blockCacheBytes() {
         return blockCacheBytes;
@@ -62,6 +76,20 @@ public final class Options {
     /** Whether every write waits for its WAL record to reach the disk. Default: false. */
     public boolean syncWrites() {
         return syncWrites;
+    }
+
+    /**
+     * How long a write that was not synced may wait in the WAL's buffer before it is written to the
+     * file. A write is durable against a power loss once {@link RemixDB#sync()} returns after it (or
+     * with {@link #syncWrites()}); against a crash of the process (kill -9) it is durable once it is
+     * in the file, that is at most this long after it returned. In between, consecutive writes share
+     * WAL records and write system calls, which is what makes small writes cheap: with 0 every write
+     * is in the file before it returns (one system call per write group), as RocksDB does by default.
+     * Whatever a crash loses is always the newest writes: what the store holds after any crash is
+     * its state after some write. Default: 1 ms.
+     */
+    public long walFlushMillis() {
+        return walFlushMillis;
     }
 
     /** Background threads that compact partitions in parallel. Default: 2. */
@@ -107,13 +135,16 @@ public final class Options {
             case LZ4 -> BlockCompression.LZ4;
         };
         return new EngineConfig(memtableBytes, syncWrites, compactionThreads, tableBytes,
-                TableOptions.DEFAULT.withCompression(blocks), policy, abortFraction, blockCacheBytes);
+                TableOptions.DEFAULT.withCompression(blocks), policy, abortFraction, blockCacheBytes, walFlushMillis,
+                maxFrozenMemtables);
     }
 
     @Override
     public String toString() {
         return "Options[memtableBytes=" + memtableBytes + ", blockCacheBytes=" + blockCacheBytes
-                + ", syncWrites=" + syncWrites + ", compactionThreads=" + compactionThreads
+                + ", maxFrozenMemtables=" + maxFrozenMemtables
+                + ", syncWrites=" + syncWrites + ", walFlushMillis=" + walFlushMillis
+                + ", compactionThreads=" + compactionThreads
                 + ", tableBytes=" + tableBytes + ", compression=" + compression
                 + ", policy=" + policy + ", abortFraction=" + abortFraction + ", jmx=" + jmx + "]";
     }
@@ -123,6 +154,8 @@ public final class Options {
         private long memtableBytes = 64L << 20;
         private long blockCacheBytes = 256L << 20;
         private boolean syncWrites;
+        private long walFlushMillis = 1;
+        private int maxFrozenMemtables = 2;
         private int compactionThreads = 2;
         private long tableBytes = 64L << 20;
         private Compression compression = Compression.NONE;
@@ -153,6 +186,24 @@ public final class Options {
         /** See {@link Options#syncWrites()}. */
         public Builder syncWrites(boolean sync) {
             this.syncWrites = sync;
+            return this;
+        }
+
+        /** See {@link Options#maxFrozenMemtables()}; 1 to 8. */
+        public Builder maxFrozenMemtables(int count) {
+            if (count < 1 || count > 8) {
+                throw new IllegalArgumentException("maxFrozenMemtables must be 1..8: " + count);
+            }
+            this.maxFrozenMemtables = count;
+            return this;
+        }
+
+        /** See {@link Options#walFlushMillis()}; 0 to 10,000. */
+        public Builder walFlushMillis(long millis) {
+            if (millis < 0 || millis > 10_000) {
+                throw new IllegalArgumentException("walFlushMillis must be 0..10000: " + millis);
+            }
+            this.walFlushMillis = millis;
             return this;
         }
 

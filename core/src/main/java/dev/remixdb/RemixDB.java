@@ -21,7 +21,11 @@ import java.util.function.UnaryOperator;
  * <p>Writes go to a write-ahead log and an off-heap memtable; full memtables are compacted in the
  * background into key-range partitions of table files, each indexed by one REMIX. A write is
  * durable once {@link #sync()} returns after it, or when it was made with
- * {@link Options#syncWrites()}; such a write survives a crash of the process or the machine.
+ * {@link Options#syncWrites()}; such a write survives a crash of the process or the machine. A
+ * write not synced reaches the WAL file within {@link Options#walFlushMillis()} (1 ms by default)
+ * and from then on survives a crash of the process, not of the machine. Whatever a crash loses is
+ * always the newest writes: the store reopens in its state after some write, never with a later
+ * write and without an earlier one, and never with part of a {@link WriteBatch}.
  *
  * <p>Thread-safe: any number of threads may read, write and iterate at once. Bad input (null, a
  * key over {@value Options#MAX_KEY_BYTES} bytes, a value over {@link Options#MAX_VALUE_BYTES}

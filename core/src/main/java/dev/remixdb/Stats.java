@@ -20,7 +20,11 @@ import java.util.Locale;
  * @param compactions       partition compactions since open, by kind: minor, major, split, abort
  * @param offHeapBytes      native memory in use: memtables, block cache, REMIX metadata, table metadata
  * @param blockCacheBytes   native memory held by the block cache
- * @param stallNanos        time writers spent waiting for compaction since open
+ * @param stallNanos        time writers stood still since open, waiting for compaction to make room
+ *                          (every frozen memtable slot taken and the active memtable full)
+ * @param slowdownNanos     time writers were slowed since open before it came to a stall: while
+ *                          compaction is behind, writes into a memtable past half full are paced
+ * @param frozenMemtables   full memtables waiting for (or in) compaction now
  * @param openSnapshots     snapshots not yet closed
  * @param leakedSnapshots   snapshots garbage-collected without being closed since open (each was
  *                          released then; a growing number points at a missing close())
@@ -28,7 +32,7 @@ import java.util.Locale;
  */
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
                     long walBytesWritten, long tableBytesWritten, long manifestBytesWritten, Compactions compactions,
-                    long offHeapBytes, long blockCacheBytes, long stallNanos,
+                    long offHeapBytes, long blockCacheBytes, long stallNanos, long slowdownNanos, int frozenMemtables,
                     int openSnapshots, long leakedSnapshots, int openCursors) {
 
     /** Partition compactions since open, by kind. */
@@ -52,13 +56,13 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 written              user %s, WAL %s, tables+REMIX %s, manifests %s (write amplification %.2f)
                 compactions          %d minor, %d major, %d split, %d aborted
                 off-heap memory      %s (block cache %s)
-                write stalls         %.1f ms
+                write stalls         %.1f ms stopped, %.1f ms slowed; %d memtables frozen
                 open                 %d snapshots (%d leaked so far), %d cursors""",
                 keys, bytes(diskBytes), tables, partitions,
                 bytes(userBytesWritten), bytes(walBytesWritten), bytes(tableBytesWritten), bytes(manifestBytesWritten),
                 writeAmplification(),
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),
-                bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6,
+                bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6, slowdownNanos / 1e6, frozenMemtables,
                 openSnapshots, leakedSnapshots, openCursors);
     }
 

@@ -151,6 +151,16 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
+    public long getSlowdownMillis() {
+        return stats().slowdownNanos() / 1_000_000;
+    }
+
+    @Override
+    public int getFrozenMemtables() {
+        return stats().frozenMemtables();
+    }
+
+    @Override
     public int getOpenSnapshots() {
         return stats().openSnapshots();
     }

@@ -2,6 +2,7 @@ package dev.remixdb;
 
 import dev.remixdb.cache.BlockCache;
 import dev.remixdb.engine.Counters;
+import dev.remixdb.engine.MemtableRef;
 import dev.remixdb.engine.ReadState;
 import dev.remixdb.files.FileNames;
 import dev.remixdb.version.Partition;
@@ -19,9 +20,9 @@ final class StatsCollector {
     static Stats collect(ReadState s, Counters c, BlockCache cache, Path dir, int openSnapshots, int openCursors) {
         long keys = s.mem().memtable().entryCount();
         long offHeap = s.mem().memtable().memoryBytes() + cache.memoryBytes();
-        if (s.imm() != null) {
-            keys += s.imm().memtable().entryCount();
-            offHeap += s.imm().memtable().memoryBytes();
+        for (MemtableRef f : s.frozen()) {
+            keys += f.memtable().entryCount();
+            offHeap += f.memtable().memoryBytes();
         }
         long disk = 0;
         for (Partition p : s.version().partitions()) {
@@ -33,7 +34,8 @@ final class StatsCollector {
         return new Stats(keys, disk, s.version().tableCount(), s.version().partitionCount(), c.userBytes.sum(),
                 c.walBytes.sum(), c.tableBytes.sum(), c.manifestBytes.sum(),
                 new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum()),
-                offHeap, cache.memoryBytes(), c.stallNanos.sum(), openSnapshots, c.leakedSnapshots.sum(), openCursors);
+                offHeap, cache.memoryBytes(), c.stallNanos.sum(), c.slowdownNanos.sum(), s.frozen().size(),
+                openSnapshots, c.leakedSnapshots.sum(), openCursors);
     }
 
     private static long walAndManifestBytes(Path dir) {

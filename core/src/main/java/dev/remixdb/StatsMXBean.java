@@ -42,6 +42,10 @@ public interface StatsMXBean {
 
     long getStallMillis();
 
+    long getSlowdownMillis();
+
+    int getFrozenMemtables();
+
     int getOpenSnapshots();
 
     long getLeakedSnapshots();

@@ -53,7 +53,8 @@ final class Store implements AutoCloseable {
         this.cache = r.cache();
         this.counters = new Counters();
         Supplier<ClosedException> closedError = this::closedError;
-        this.versions = new VersionSet(dir, r.nextFileNumber(), r.mem(), r.version(), counters, closedError);
+        this.versions = new VersionSet(dir, r.nextFileNumber(), r.mem(), r.version(), config.maxFrozenMemtables(),
+                counters, closedError);
         r.mem().release();
         r.version().release();
         this.writes = new WritePipeline(config, versions, dir, counters, r.wal(), r.lastSeq(), closedError);

@@ -4,6 +4,7 @@ import dev.remixdb.cursor.MemtableSource;
 import dev.remixdb.cursor.Merger;
 import dev.remixdb.cursor.Source;
 import dev.remixdb.cursor.VersionSource;
+import dev.remixdb.engine.MemtableRef;
 import dev.remixdb.engine.ReadState;
 import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.RemixCursor;
@@ -14,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A user's {@link Cursor}: the active memtable, the frozen one and the version, merged newest first
+ * A user's {@link Cursor}: the active memtable, the frozen ones and the version, merged newest first
  * as of the sequence number seen at creation, with tombstones hidden, optionally within bounds. It
  * keeps its read state (memtables, tables, REMIXes) alive until closed.
  *
@@ -44,10 +45,10 @@ final class StoreCursor implements Cursor {
         this.state = state;
         this.lower = lower == null ? null : MemorySegment.ofArray(lower.clone());
         this.upper = upper == null ? null : MemorySegment.ofArray(upper.clone());
-        List<Source> sources = new ArrayList<>(3);
+        List<Source> sources = new ArrayList<>(2 + state.frozen().size());
         sources.add(new MemtableSource(state.mem().memtable(), snapshot, null));
-        if (state.imm() != null) {
-            sources.add(new MemtableSource(state.imm().memtable(), snapshot, null));
+        for (MemtableRef f : state.frozen()) {
+            sources.add(new MemtableSource(f.memtable(), snapshot, null));
         }
         // LIVE: the version's own tombstones never need to mask anything newer.
         sources.add(new VersionSource(state.version(), RemixCursor.Mode.LIVE));

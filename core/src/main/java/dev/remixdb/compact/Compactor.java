@@ -6,6 +6,7 @@ import dev.remixdb.compaction.PartitionStats;
 import dev.remixdb.compaction.TableStats;
 import dev.remixdb.engine.Counters;
 import dev.remixdb.engine.EngineConfig;
+import dev.remixdb.engine.MemtableRef;
 import dev.remixdb.engine.ReadState;
 import dev.remixdb.engine.VersionSet;
 import dev.remixdb.engine.WritePipeline;
@@ -95,29 +96,31 @@ public final class Compactor {
         }
     }
 
-    /** Compacts {@code s.imm()} into {@code s.version()} and installs the result. */
+    /** Compacts the oldest frozen memtable of {@code s} into {@code s.version()} and installs the result. */
     private void compact(ReadState s) throws Exception {
+        long start = System.nanoTime();
+        MemtableRef imm = s.oldestFrozen();
         Version version = s.version();
         int count = version.partitionCount();
         long[] newBytes = new long[count];
         long[] newKeys = new long[count];
         long[] newTombstones = new long[count];
-        measure(s, newBytes, newKeys, newTombstones);
+        measure(version, imm, newBytes, newKeys, newTombstones);
 
         // A memtable frozen on request goes to tables whole: that is what the caller asked for.
-        long budget = s.imm().allToTables() ? 0 : (long) (config.abortFraction() * config.memtableBytes());
+        long budget = imm.allToTables() ? 0 : (long) (config.abortFraction() * config.memtableBytes());
         CompactionPlan[] plans = plan(version, newBytes, newKeys, newTombstones, budget);
         List<Future<PartitionJob.Result>> jobs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
                 PartitionJob job = new PartitionJob(files, config.policy().splitTables(), version.partition(i),
-                        upper(version, i), s.imm().memtable(), plans[i]);
+                        upper(version, i), imm.memtable(), plans[i]);
                 jobs.add(workers.submit(job::run));
             }
         }
         List<PartitionJob.Result> results = collect(jobs);
         try {
-            writes.reinsert(kept(s, plans));
+            writes.reinsert(kept(version, imm, plans), imm);
             List<Partition> next = new ArrayList<>();
             List<Partition> replaced = new ArrayList<>();
             int job = 0;
@@ -133,7 +136,8 @@ public final class Compactor {
             }
             results = null;
             count(plans);
-            versions.install(new Version(next, version.sequence() + 1), replaced, writes.lastSequence());
+            versions.install(new Version(next, version.sequence() + 1), replaced, imm, writes.lastSequence(),
+                    (System.nanoTime() - start) / 1e9);
         } finally {
             if (results != null) {
                 discard(results);
@@ -148,9 +152,8 @@ public final class Compactor {
     }
 
     /** Walks the frozen memtable once, in key order, tracking which partition each key falls in. */
-    private static void forEachEntry(ReadState s, EntryVisitor visitor) {
-        Version version = s.version();
-        try (MemtableCursor c = s.imm().memtable().cursor(Long.MAX_VALUE)) {
+    private static void forEachEntry(Version version, MemtableRef imm, EntryVisitor visitor) {
+        try (MemtableCursor c = imm.memtable().cursor(Long.MAX_VALUE)) {
             int p = 0;
             for (c.seekToFirst(); c.isValid(); c.next()) {
                 while (p + 1 < version.partitionCount() && atOrAfter(c, version.partition(p + 1).lower())) {
@@ -165,8 +168,8 @@ public final class Compactor {
      * New bytes, keys and tombstones per partition. Bytes are key + value bytes, the unit of
      * {@code Options.tableBytes()} and {@code memtableBytes()}.
      */
-    private static void measure(ReadState s, long[] bytes, long[] keys, long[] tombstones) {
-        forEachEntry(s, (p, c) -> {
+    private static void measure(Version version, MemtableRef imm, long[] bytes, long[] keys, long[] tombstones) {
+        forEachEntry(version, imm, (p, c) -> {
             bytes[p] += c.keyLength() + c.valueLength();
             keys[p]++;
             if (c.isTombstone()) {
@@ -247,9 +250,9 @@ public final class Compactor {
     }
 
     /** The aborted partitions' newest versions, to put back into the active memtable. */
-    private static List<WritePipeline.Kept> kept(ReadState s, CompactionPlan[] plans) {
+    private static List<WritePipeline.Kept> kept(Version version, MemtableRef imm, CompactionPlan[] plans) {
         List<WritePipeline.Kept> out = new ArrayList<>();
-        forEachEntry(s, (p, c) -> {
+        forEachEntry(version, imm, (p, c) -> {
             if (plans[p] instanceof CompactionPlan.Abort) {
                 out.add(new WritePipeline.Kept(c.seq(), c.isTombstone() ? WalOp.delete(c.key()) : WalOp.put(c.key(), c.value())));
             }

@@ -12,8 +12,10 @@ public final class Counters {
     public final LongAdder tableBytes = new LongAdder();
     /** Bytes of the MANIFESTs written at each version install. */
     public final LongAdder manifestBytes = new LongAdder();
-    /** Time writers waited for compaction to make room. */
+    /** Time writers waited for compaction to make room (every frozen slot taken, the active memtable full). */
     public final LongAdder stallNanos = new LongAdder();
+    /** Time writers were slowed down before it came to a stall (back-pressure). */
+    public final LongAdder slowdownNanos = new LongAdder();
     /** Partition compactions by kind. */
     public final LongAdder minor = new LongAdder();
     public final LongAdder major = new LongAdder();

@@ -14,7 +14,10 @@ import dev.remixdb.table.TableOptions;
  * @param policy            what each partition's compaction does
  * @param abortFraction     fraction of the memtable that aborted compactions may keep in memory
  * @param blockCacheBytes   the block cache's budget
+ * @param walFlushMillis    how long a write not synced may wait in the WAL's buffer; 0: written before
+ *                          the call returns
+ * @param maxFrozenMemtables full memtables that may wait for compaction at once before writers stall
  */
 public record EngineConfig(long memtableBytes, boolean syncWrites, int compactionThreads, long tableBytes,
                            TableOptions tableOptions, CompactionPolicy policy, double abortFraction,
-                           long blockCacheBytes) {}
+                           long blockCacheBytes, long walFlushMillis, int maxFrozenMemtables) {}

@@ -6,28 +6,34 @@ import dev.remixdb.version.Partition;
 import dev.remixdb.version.RefCounted;
 import dev.remixdb.version.Version;
 
+import java.util.List;
+
 /**
- * What a reader needs at one moment: the active memtable, the frozen one being compacted (or null),
- * and the persistent version. Readers retain the current state ({@link VersionSet#acquire()}) and
- * read all three without locks; a memtable switch or a compaction makes a new state. The last
- * release lets go of the parts, which free themselves when no other state holds them.
+ * What a reader needs at one moment: the active memtable, the frozen ones waiting for compaction
+ * (newest first; the oldest is the one being compacted), and the persistent version. Readers retain
+ * the current state ({@link VersionSet#acquire()}) and read them all without locks, newest first; a
+ * memtable switch or a compaction makes a new state. The last release lets go of the parts, which
+ * free themselves when no other state holds them.
  */
 public final class ReadState extends RefCounted {
+    private static final MemtableRef[] NONE = {};
+
     private final MemtableRef mem;
-    private final MemtableRef imm;
+    /** Frozen memtables, newest first. */
+    private final MemtableRef[] frozen;
     private final Version version;
     /** Told when this state is freed, so that closing the store can wait for its last reader. */
     private final Runnable onFree;
 
     /** Retains each part; the state holds them until its last release. */
-    ReadState(MemtableRef mem, MemtableRef imm, Version version, Runnable onFree) {
+    ReadState(MemtableRef mem, MemtableRef[] frozen, Version version, Runnable onFree) {
         mem.retain();
-        if (imm != null) {
-            imm.retain();
+        for (MemtableRef f : frozen) {
+            f.retain();
         }
         version.retain();
         this.mem = mem;
-        this.imm = imm;
+        this.frozen = frozen.length == 0 ? NONE : frozen.clone();
         this.version = version;
         this.onFree = onFree;
     }
@@ -37,9 +43,42 @@ public final class ReadState extends RefCounted {
         return mem;
     }
 
-    /** The frozen memtable being compacted, or null. */
-    public MemtableRef imm() {
-        return imm;
+    /** The frozen memtables, newest first (read-only). */
+    public List<MemtableRef> frozen() {
+        return List.of(frozen);
+    }
+
+    int frozenCount() {
+        return frozen.length;
+    }
+
+    MemtableRef[] frozenArray() {
+        return frozen;
+    }
+
+    /** The oldest frozen memtable, the next to compact, or null when none is frozen. */
+    public MemtableRef oldestFrozen() {
+        return frozen.length == 0 ? null : frozen[frozen.length - 1];
+    }
+
+    /** The frozen memtables newer than frozen memtable {@code m}, newest first. */
+    List<MemtableRef> frozenNewerThan(MemtableRef m) {
+        for (int i = 0; i < frozen.length; i++) {
+            if (frozen[i] == m) {
+                return List.of(frozen).subList(0, i);
+            }
+        }
+        throw new IllegalArgumentException(m + " is not frozen in " + this);
+    }
+
+    /** The memtable just newer than frozen memtable {@code m}: the next frozen one, or the active one. */
+    MemtableRef newerThan(MemtableRef m) {
+        for (int i = frozen.length - 1; i >= 0; i--) {
+            if (frozen[i] == m) {
+                return i == 0 ? mem : frozen[i - 1];
+            }
+        }
+        throw new IllegalArgumentException(m + " is not frozen in " + this);
     }
 
     /** The persistent version. */
@@ -49,8 +88,8 @@ public final class ReadState extends RefCounted {
 
     /** The value of {@code key} as of sequence {@code seq}, or null when absent or deleted. */
     public byte[] get(long seq, byte[] key) {
-        for (MemtableRef m = mem; m != null; m = m == mem ? imm : null) {
-            Memtable t = m.memtable();
+        for (int i = -1; i < frozen.length; i++) {
+            Memtable t = (i < 0 ? mem : frozen[i]).memtable();
             long node = t.find(key, seq);
             if (node >= 0) {
                 return t.isTombstone(node) ? null : t.value(node);
@@ -69,8 +108,8 @@ public final class ReadState extends RefCounted {
     protected void free() {
         try {
             mem.release();
-            if (imm != null) {
-                imm.release();
+            for (MemtableRef f : frozen) {
+                f.release();
             }
         } finally {
             try {
@@ -83,6 +122,6 @@ public final class ReadState extends RefCounted {
 
     @Override
     public String toString() {
-        return "read state[" + mem + ", imm=" + imm + ", " + version + "]";
+        return "read state[" + mem + ", frozen=" + List.of(frozen) + ", " + version + "]";
     }
 }

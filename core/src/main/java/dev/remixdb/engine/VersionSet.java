@@ -20,8 +20,9 @@ import java.util.function.Supplier;
 
 /**
  * The store's current {@link ReadState} and how it changes (LevelDB's {@code VersionSet}): a full
- * memtable is frozen ({@link #freeze}), compaction takes it ({@link #awaitFrozen}) and installs the
- * version that absorbed it ({@link #install}: MANIFEST, then the new state, then obsolete files).
+ * memtable is frozen ({@link #freeze}; up to {@code maxFrozen} wait at once), compaction takes the
+ * oldest ({@link #awaitFrozen}) and installs the version that absorbed it ({@link #install}:
+ * MANIFEST, then the new state, then obsolete files).
  * It also hands out file numbers, and holds the store's write failure: once the WAL or a
  * compaction failed, the state can no longer advance and writes are refused.
  *
@@ -34,6 +35,9 @@ public final class VersionSet {
     private final Counters counters;
     private final Supplier<? extends RuntimeException> closedError;
     private final AtomicLong nextFile;
+    private final int maxFrozen;
+    /** User bytes per second the last compaction of a memtable took in; 0 before the first. */
+    private volatile double drainBytesPerSecond;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a compaction finishes, on failure and at close: stalled writers re-check. */
@@ -56,18 +60,22 @@ public final class VersionSet {
      *
      * @param closedError what a call after close throws (the API's {@code ClosedException})
      */
-    public VersionSet(StoreDirectory dir, long nextFileNumber, MemtableRef mem, Version version, Counters counters,
-                      Supplier<? extends RuntimeException> closedError) {
+    public VersionSet(StoreDirectory dir, long nextFileNumber, MemtableRef mem, Version version, int maxFrozen,
+                      Counters counters, Supplier<? extends RuntimeException> closedError) {
+        if (maxFrozen < 1) {
+            throw new IllegalArgumentException("at least one frozen memtable: " + maxFrozen);
+        }
         this.dir = dir;
         this.counters = counters;
         this.closedError = closedError;
         this.nextFile = new AtomicLong(nextFileNumber);
-        this.current = newState(mem, null, version);
+        this.maxFrozen = maxFrozen;
+        this.current = newState(mem, new MemtableRef[0], version);
     }
 
-    private ReadState newState(MemtableRef mem, MemtableRef imm, Version version) {
+    private ReadState newState(MemtableRef mem, MemtableRef[] frozen, Version version) {
         liveStates.incrementAndGet();
-        return new ReadState(mem, imm, version, this::stateFreed);
+        return new ReadState(mem, frozen, version, this::stateFreed);
     }
 
     private void stateFreed() {
@@ -177,15 +185,30 @@ public final class VersionSet {
 
     // ------------------------------------------------------------------ memtable switches (write queue head)
 
+    /** Whether another memtable may be frozen now. */
+    boolean canFreeze() {
+        return current.frozenCount() < maxFrozen;
+    }
+
+    /** Whether every frozen slot is taken: compaction is behind the writers. */
+    boolean frozenFull() {
+        return current.frozenCount() >= maxFrozen;
+    }
+
+    /** User bytes per second the compactor absorbed memtables at, lately; 0 before the first compaction. */
+    double drainBytesPerSecond() {
+        return drainBytesPerSecond;
+    }
+
     /**
-     * Waits while a frozen memtable is being compacted (a stall, counted), then returns; or throws
-     * when the store closes or fails meanwhile.
+     * Waits while every frozen slot is taken (a stall, counted), then returns; or throws when the
+     * store closes or fails meanwhile.
      */
-    void awaitNoFrozen() throws IOException {
+    void awaitRoomToFreeze() throws IOException {
         lock.lock();
         try {
             long start = System.nanoTime();
-            while (current.imm() != null) {
+            while (!canFreeze()) {
                 checkWritable();
                 changed.awaitUninterruptibly();
             }
@@ -198,16 +221,20 @@ public final class VersionSet {
 
     /**
      * Freezes the active memtable: {@code fresh} takes the writes from now on, and the compactor
-     * is woken for the old one. Only when no memtable is frozen already.
+     * is woken for the old one. Only when {@link #canFreeze()}.
      */
     void freeze(MemtableRef fresh) {
         lock.lock();
         try {
             ReadState s = current;
-            if (s.imm() != null) {
-                throw new IllegalStateException("a memtable is frozen already: " + s);
+            if (!canFreeze()) {
+                throw new IllegalStateException("every frozen slot is taken: " + s);
             }
-            swap(newState(fresh, s.mem(), s.version()));
+            MemtableRef[] old = s.frozenArray();
+            MemtableRef[] frozen = new MemtableRef[old.length + 1];
+            frozen[0] = s.mem();
+            System.arraycopy(old, 0, frozen, 1, old.length);
+            swap(newState(fresh, frozen, s.version()));
             frozenReady.signalAll();
         } finally {
             lock.unlock();
@@ -223,11 +250,14 @@ public final class VersionSet {
 
     // ------------------------------------------------------------------ compaction
 
-    /** Blocks until a frozen memtable waits for compaction (returned retained with its state), or null at close or failure. */
+    /**
+     * Blocks until a frozen memtable waits for compaction and returns the current state, retained
+     * (compact its {@link ReadState#oldestFrozen()}); null at close or failure.
+     */
     public ReadState awaitFrozen() {
         lock.lock();
         try {
-            while (!closed && failure == null && current.imm() == null) {
+            while (!closed && failure == null && current.frozenCount() == 0) {
                 frozenReady.awaitUninterruptibly();
             }
             if (closed || failure != null) {
@@ -259,22 +289,29 @@ public final class VersionSet {
     }
 
     /**
-     * Makes {@code next} the current version, replacing the frozen memtable it absorbed: writes the
-     * MANIFEST (crash-atomic), swaps the state, then lets go of what the new version no longer uses
-     * and deletes the WALs that only the frozen memtable needed.
+     * Makes {@code next} the current version, replacing the frozen memtable {@code compacted} it
+     * absorbed (the oldest): writes the MANIFEST (crash-atomic), swaps the state, then lets go of
+     * what the new version no longer uses and deletes the WALs that only that memtable needed.
      *
      * @param next         the new version; its creator reference passes to this set
      * @param replaced     partitions of the old version that {@code next} does not list
+     * @param compacted    the frozen memtable the new version holds, the oldest one
      * @param lastSequence the last sequence number handed out so far (recorded in the MANIFEST)
+     * @param seconds      how long the compaction took (for the drain rate that paces writers)
      */
-    public void install(Version next, List<Partition> replaced, long lastSequence) throws IOException {
+    public void install(Version next, List<Partition> replaced, MemtableRef compacted, long lastSequence,
+                        double seconds) throws IOException {
         dir.sync();
         long firstLiveWal;
         Manifest.Data data;
         lock.lock();
         try {
-            // No memtable switch can happen now (one memtable is frozen): the active one stays.
-            firstLiveWal = current.mem().firstWal();
+            if (current.oldestFrozen() != compacted) {
+                throw new IllegalStateException(compacted + " is not the oldest frozen memtable of " + current);
+            }
+            // The WALs still needed start with the next frozen memtable's (or the active one's). Memtable
+            // switches meanwhile only add newer ones.
+            firstLiveWal = current.newerThan(compacted).firstWal();
             data = new Manifest.Data(nextFile.get(), firstLiveWal, lastSequence, next.sequence(), Manifest.entries(next));
         } finally {
             lock.unlock();
@@ -300,8 +337,13 @@ public final class VersionSet {
         }
         lock.lock();
         try {
-            swap(newState(current.mem(), null, next));
+            ReadState s = current;
+            MemtableRef[] frozen = java.util.Arrays.copyOf(s.frozenArray(), s.frozenCount() - 1);
+            swap(newState(s.mem(), frozen, next));
             next.release();
+            if (seconds > 0) {
+                drainBytesPerSecond = compacted.memtable().dataBytes() / seconds;
+            }
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -311,7 +353,7 @@ public final class VersionSet {
 
     /**
      * Waits until no frozen memtable is left and the compactor has let go of the version it
-     * compacted (for tests and benchmarks); false on timeout.
+     * compacted last (for tests and benchmarks); false on timeout.
      *
      * @throws IOException when the store failed (it then refuses writes)
      */
@@ -319,7 +361,7 @@ public final class VersionSet {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         lock.lock();
         try {
-            while ((current.imm() != null || compacting) && failure == null) {
+            while ((current.frozenCount() > 0 || compacting) && failure == null) {
                 checkOpen();
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -334,7 +376,7 @@ public final class VersionSet {
         }
     }
 
-    /** A memtable for a fresh start after {@link #freeze}: its writes go to WAL {@code walNumber}. */
+    /** A new memtable whose writes go to WAL {@code walNumber}. */
     static MemtableRef newMemtable(long walNumber) {
         return new MemtableRef(new Memtable(), walNumber);
     }

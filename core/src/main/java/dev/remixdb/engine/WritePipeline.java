@@ -11,13 +11,16 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
  * The write path: a queue of writers, group commit into the WAL, then the active memtable; memtable
  * switches when it is full (with a new WAL); and the re-insertion of data an aborted compaction
- * keeps in memory, through the same append path.
+ * keeps in memory, through the same append path. Unless a write asks for a sync, its WAL record is
+ * buffered and reaches the file within {@link EngineConfig#walFlushMillis()} ({@link WalFlusher}),
+ * so that a stream of small writes shares records and write calls.
  *
  * <p>Concurrency: {@link #lock} guards the queue, the sequence numbers and the WAL switch. The
  * writer at the head of the queue leads: it takes the writes behind it that fit (a group), appends
@@ -49,7 +52,9 @@ public final class WritePipeline {
     private Thread preparing;
     private long lastSeq;
     private volatile long visibleSeq;
-    private WalWriter wal;
+    private volatile WalWriter wal;
+    /** Writes buffered WAL records within {@code walFlushMillis}, and syncs and closes retired WALs. */
+    private final WalFlusher flusher;
     private volatile boolean closed;
 
     /**
@@ -67,6 +72,9 @@ public final class WritePipeline {
         this.lastSeq = lastSeq;
         this.visibleSeq = lastSeq;
         this.closedError = closedError;
+        this.flusher = new WalFlusher(() -> this.wal, dir, config.walFlushMillis() * 1_000_000, versions::fail,
+                "remixdb-wal");
+        flusher.start();
     }
 
     /** The sequence number of the newest write readers may see. */
@@ -256,10 +264,15 @@ public final class WritePipeline {
                 return false;
             }
             for (Numbered r : records) {
-                counters.walBytes.add(log.append(r.firstSeq(), r.ops()));
+                counters.walBytes.add(log.add(r.firstSeq(), r.ops()));
             }
             if (sync) {
+                flusher.awaitRetired();
                 log.sync();
+            } else if (config.walFlushMillis() == 0) {
+                log.flush();
+            } else {
+                flusher.poke();
             }
             for (Numbered r : records) {
                 long seq = r.firstSeq();
@@ -298,8 +311,8 @@ public final class WritePipeline {
     /**
      * Under {@link #lock}, by the queue's head: makes sure the active memtable has room for
      * {@code incoming} more bytes, freezing it when not (or, with {@code force}, whenever it is not
-     * empty). While the previously frozen memtable is still being compacted, the writer waits (a
-     * stall), with the lock released so that others can queue.
+     * empty). When every frozen slot is taken the writer waits (a stall), with the lock released so
+     * that others can queue; before it comes to that, writers are slowed ({@link #pace}).
      */
     private void makeRoom(long incoming, boolean force) throws IOException {
         for (;;) {
@@ -309,12 +322,15 @@ public final class WritePipeline {
             long used = active.dataBytes();
             // A write larger than a whole memtable goes alone into an empty one.
             if (force ? active.entryCount() == 0 : used == 0 || used + incoming <= config.memtableBytes()) {
+                if (!force) {
+                    pace(used, incoming);
+                }
                 return;
             }
-            if (s.imm() != null) {
+            if (!versions.canFreeze()) {
                 lock.unlock();
                 try {
-                    versions.awaitNoFrozen();
+                    versions.awaitRoomToFreeze();
                 } finally {
                     lock.lock();
                 }
@@ -326,22 +342,68 @@ public final class WritePipeline {
         }
     }
 
-    /** Under {@link #lock}: a new WAL and memtable take the writes; the old memtable is frozen. */
+    /** The longest a single write group is slowed by {@link #pace}. */
+    private static final long MAX_PACE_NANOS = 10_000_000;
+
+    /**
+     * Under {@link #lock}, by the queue's head: back-pressure before a stall. While every frozen slot
+     * is taken (compaction is behind), a write group that fills the active memtable past half waits
+     * in proportion to its bytes and the rate at which compaction absorbs memtables, more the fuller
+     * the memtable, so that writers slow down to the compaction's pace gradually rather than run into
+     * a full stop. The time is counted in {@link Counters#slowdownNanos}.
+     */
+    private void pace(long used, long incoming) {
+        if (!versions.frozenFull()) {
+            return;
+        }
+        double fill = (double) (used + incoming) / config.memtableBytes();
+        double rate = versions.drainBytesPerSecond();
+        if (fill <= 0.5 || rate <= 0) {
+            return;
+        }
+        double ramp = Math.min(1, (fill - 0.5) * 2);
+        long nanos = Math.min(MAX_PACE_NANOS, (long) (incoming / rate * 1e9 * ramp));
+        if (nanos < 1_000) {
+            return;
+        }
+        lock.unlock();
+        try {
+            long start = System.nanoTime();
+            LockSupport.parkNanos(this, nanos);
+            counters.slowdownNanos.add(System.nanoTime() - start);
+        } finally {
+            lock.lock();
+        }
+    }
+
+    /**
+     * Under {@link #lock}: a new WAL and memtable take the writes; the old memtable is frozen. Under
+     * {@link #insertLock} too, so that a re-insert appending to the old WAL finishes first.
+     */
     private void switchMemtable() throws IOException {
         long number = versions.newFileNumber();
+        // Its directory entry is made durable in the background (WalFlusher), before any sync
+        // promises a write in it, and before a MANIFEST names it (the install syncs the directory).
         WalWriter next = WalWriter.create(FileNames.wal(dir.path(), number), number);
-        dir.sync();
-        WalWriter old = wal;
-        wal = next;
+        insertLock.lock();
         try {
-            old.close();
-        } catch (IOException e) {
-            versions.fail(e);
-            throw e;
+            WalWriter old = wal;
+            try {
+                old.flush();
+            } catch (IOException e) {
+                versions.fail(e);
+                Closeables.closeAll(List.of(next), e);
+                throw e;
+            }
+            wal = next;
+            // Its fsync covers a memtable's whole log: done in the background, and sync() waits for it.
+            flusher.retire(old);
+            MemtableRef fresh = VersionSet.newMemtable(number);
+            versions.freeze(fresh);
+            fresh.release();
+        } finally {
+            insertLock.unlock();
         }
-        MemtableRef fresh = VersionSet.newMemtable(number);
-        versions.freeze(fresh);
-        fresh.release();
     }
 
     /** Forces every acknowledged write to disk. */
@@ -356,6 +418,8 @@ public final class WritePipeline {
         } finally {
             lock.unlock();
         }
+        // WALs a memtable switch retired are synced in the background: their writes are older.
+        flusher.awaitRetired();
         try {
             log.sync();
         } catch (IOException e) {
@@ -364,7 +428,7 @@ public final class WritePipeline {
                 if (closed) {
                     throw closedError.get();
                 }
-                // A WAL switched out meanwhile was synced when it was closed: nothing is lost.
+                // A WAL switched out meanwhile is synced by its close, which log.sync() waited for.
                 if (log == wal) {
                     // After a failed fsync the kernel may have dropped the dirty pages and a later
                     // fsync can succeed without them: nothing written since the last good sync can be
@@ -380,30 +444,55 @@ public final class WritePipeline {
 
     /**
      * Puts the newest versions of aborted partitions' keys back into the active memtable, each with
-     * its own sequence number, logged in its WAL and synced (the WAL they came from is deleted once
-     * the compaction installs). Called by compaction, while one memtable is frozen, so no switch can
-     * happen meanwhile.
+     * its own sequence number, logged in the active WAL and synced (the WAL they came from is deleted
+     * once the compaction installs). A version whose key a frozen memtable newer than
+     * {@code compacted} (the one they come from) holds is dropped instead: that memtable has a newer
+     * version, which a reader, asking memtables newest first, must meet before this one, and which
+     * replaces it in every state from now on (a snapshot that needs the old version pins the state
+     * that holds it). A version put back shares the active memtable's and its WAL's lifetime, so a
+     * recovery never replays it over a newer version already in tables.
      */
-    public void reinsert(List<Kept> entries) throws IOException {
+    public void reinsert(List<Kept> entries, MemtableRef compacted) throws IOException {
         if (entries.isEmpty()) {
             return;
         }
         WalWriter log;
-        MemtableRef mem;
+        MemtableRef target;
+        List<MemtableRef> newer;
         lock.lock();
         try {
             log = wal;
-            mem = versions.current().mem();
+            ReadState s = versions.current();
+            target = s.mem();
+            newer = s.frozenNewerThan(compacted);
+            // Taken before the lock goes: a memtable switch, which changes the active memtable and
+            // closes its WAL under insertLock, waits for this append.
+            insertLock.lock();
         } finally {
             lock.unlock();
         }
-        List<Numbered> records = new ArrayList<>(entries.size());
-        for (Kept e : entries) {
-            records.add(new Numbered(e.seq(), List.of(e.op())));
+        try {
+            List<Numbered> records = new ArrayList<>(entries.size());
+            for (Kept e : entries) {
+                if (!heldByAny(newer, e.op().key())) {
+                    records.add(new Numbered(e.seq(), List.of(e.op())));
+                }
+            }
+            if (!records.isEmpty() && !append(records, true, false, log, target.memtable())) {
+                throw closedError.get();
+            }
+        } finally {
+            insertLock.unlock();
         }
-        if (!append(records, true, false, log, mem.memtable())) {
-            throw closedError.get();
+    }
+
+    private static boolean heldByAny(List<MemtableRef> memtables, byte[] key) {
+        for (MemtableRef m : memtables) {
+            if (m.memtable().find(key, Long.MAX_VALUE) >= 0) {
+                return true;
+            }
         }
+        return false;
     }
 
     /**
@@ -413,6 +502,7 @@ public final class WritePipeline {
      */
     public void close() throws IOException {
         closed = true;
+        flusher.close();
         // A leader already appending finishes its group: wait for it. One that has not reached the
         // WAL yet finds the pipeline closed and fails having written nothing.
         insertLock.lock();

@@ -1,6 +1,7 @@
 package dev.remixdb.memtable;
 
 import dev.remixdb.io.PageMemory;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -11,8 +12,8 @@ import java.util.Arrays;
  *
  * <p>Handles instead of raw addresses keep every access bounds- and liveness-checked by the FFM
  * API: a reader racing with {@link #close()} gets an {@link IllegalStateException}, not a crash.
- * Handle 0 is never handed out as a node (every node sits after its next pointers, so its offset
- * is at least 8), which lets 0 mean "no node" in the skip list.
+ * Handle 0 is never handed out (the first 8 bytes of the first chunk stay unused), which lets 0
+ * mean "no entry" or "no node" in the indexes.
  *
  * <p>An allocation larger than a quarter of a chunk gets a chunk of its own, so a 64 MiB value
  * neither needs 64 MiB chunks nor wastes the tail of the current one.
@@ -42,11 +43,13 @@ final class ChunkAllocator implements AutoCloseable {
     /** Reserves {@code size} bytes (a multiple of 8, 8-aligned, zero-filled); writer only. */
     long allocate(long size) {
         if (size > chunkSize / 4) {
-            return handle(addChunk(size), 0);
+            int c = addChunk(size + 8);
+            // Offset 8 in a chunk of its own: a handle of chunk 0 at offset 0 would be 0.
+            return handle(c, 8);
         }
         if (currentChunk < 0 || used + size > chunkSize) {
             currentChunk = addChunk(chunkSize);
-            used = 0;
+            used = currentChunk == 0 ? 8 : 0;
         }
         long at = used;
         used += size;

@@ -7,7 +7,6 @@ import dev.remixdb.util.Limits;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -16,33 +15,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Entries are ordered by key (unsigned lexicographic) ascending, then by seq <em>descending</em>, so
  * the first entry of a key at or below a snapshot seq is the version that snapshot sees.
  *
- * <p>The index is a skip list whose nodes, keys and values live in chunks of one shared arena
- * ({@link ChunkAllocator}); the heap holds no per-entry objects. A node is addressed by a handle
- * ({@code >= 0}; valid while the memtable is open) and laid out, native byte order, as:
- * <pre>
- * offset (from handle)   size      field
- * -8·h .. 0              8 × h     next handles, level h-1 first ... level 0 last; 0 = none
- * 0                      8         seq
- * 8                      4         key length
- * 12                     4         value length, bit 31 set for a tombstone
- * 16                     keyLen    key bytes
- * 16 + keyLen            valueLen  value bytes (then padding to 8)
- * </pre>
- * The next pointers sit below the node so that the key and value offsets do not depend on the
- * node's height, which therefore need not be stored: a reader only ever follows level i of a node
- * it reached at level i or above.
+ * <p>Entries ({@link Entries}) are written once into chunks of one shared arena
+ * ({@link ChunkAllocator}) and addressed by handles; the heap holds no per-entry objects. An
+ * {@link OrderedIndex} orders the handles: a B+-tree with 8-byte key prefixes in its nodes
+ * ({@link LeafTree}), so that an insert costs a few cache misses, not one per skip-list level.
  *
  * <p>Point lookups ({@link #find}) go through a hash index of each key's newest version
- * ({@link PointIndex}) and descend the skip list only when that version is newer than the
- * snapshot they read at; cursors use the skip list alone.
+ * ({@link PointIndex}) and search the ordered index only when that version is newer than the
+ * snapshot they read at; cursors use the ordered index alone.
  *
  * <p>Concurrency: any number of readers ({@link #find}, cursors, accessors) run concurrently with
  * one writer. {@link #add} calls must be serialized by the caller (the engine holds its write
  * lock); overlapping calls are detected on entry and refused with an {@link IllegalStateException}.
- * A node is written completely, then published by release stores into its predecessors' next
- * pointers, bottom level first; readers load next pointers with acquire semantics, so they never
- * see a partial entry. Nodes are never removed, so a reader that starts after an add returned
- * sees that entry.
+ * An entry is written completely before the index publishes it, and readers never see a partial
+ * entry. Entries are never removed, so a reader that starts after an add returned sees that entry.
  *
  * <p>{@link #close()} frees all memory at once. The owner must make sure no reader still uses the
  * memtable (the engine reference-counts it); a call after close throws
@@ -53,23 +39,19 @@ public final class Memtable implements AutoCloseable {
     /** Default size of a memory chunk: 2 MiB, one huge page (see {@link dev.remixdb.io.PageMemory}). */
     public static final int DEFAULT_CHUNK_SIZE = 2 << 20;
 
-    /** With a branching factor of 4, 20 levels stay logarithmic up to 4^20 (10^12) entries. */
-    static final int MAX_HEIGHT = 20;
-    private static final int HEADER = 16;
-    private static final int TOMBSTONE = 0x8000_0000;
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
-    private static final VarHandle NEXT = ValueLayout.JAVA_LONG.varHandle();
+    /** The ordered indexes a memtable can use: the tree, and the skip list kept for comparison. */
+    public enum IndexKind {
+        /** {@link LeafTree}, the default. */
+        TREE,
+        /** {@link SkipListIndex}, the index before it (for benchmarks). */
+        SKIP_LIST
+    }
 
     private final ChunkAllocator memory;
+    private final Entries entries;
+    private final OrderedIndex ordered;
     private final PointIndex index = new PointIndex();
-    private final long head;
     private final AtomicBoolean adding = new AtomicBoolean();
-    /** Writer-only scratch: the predecessor of the new node at each level. */
-    private final long[] preds = new long[MAX_HEIGHT];
-    /** Levels in use; readers may read a stale lower value, which only costs them a few steps. */
-    private volatile int levels = 1;
-    private long random = 0x9E3779B97F4A7C15L;
     private volatile long entryCount;
     private volatile long dataBytes;
     private volatile long maxSeq = -1;
@@ -81,11 +63,20 @@ public final class Memtable implements AutoCloseable {
 
     /** A memtable whose memory comes in chunks of {@code chunkSize} bytes (4 KiB to 1 GiB). */
     public Memtable(int chunkSize) {
+        this(chunkSize, IndexKind.TREE);
+    }
+
+    /** A memtable with chunks of {@code chunkSize} bytes and the given ordered index. */
+    public Memtable(int chunkSize, IndexKind kind) {
         if (chunkSize < 4096 || chunkSize > 1 << 30) {
             throw new IllegalArgumentException("chunk size must be in [4096, 2^30]: " + chunkSize);
         }
         memory = new ChunkAllocator(chunkSize);
-        head = memory.allocate(8L * MAX_HEIGHT + HEADER) + 8L * MAX_HEIGHT;
+        entries = new Entries(memory);
+        ordered = switch (kind) {
+            case TREE -> new LeafTree(memory, entries);
+            case SKIP_LIST -> new SkipListIndex(memory, entries);
+        };
     }
 
     // ---------------------------------------------------------------- writing
@@ -137,60 +128,19 @@ public final class Memtable implements AutoCloseable {
 
     private void insert(long seq, MemorySegment key, long keyOff, int keyLen,
                         MemorySegment value, long valueOff, int valueLen, boolean tombstone) {
-        long found = ceiling(key, keyOff, keyLen, seq, preds);
-        if (found != NULL && seq(found) == seq && keyEquals(found, key, keyOff, keyLen)) {
+        long found = ordered.locate(key, keyOff, keyLen, seq);
+        if (found != NULL && entries.seq(found) == seq && entries.keyEquals(found, key, keyOff, keyLen)) {
             throw new IllegalArgumentException("duplicate entry: this key already has seq " + seq);
         }
-        int height = randomHeight();
-        long node = memory.allocate(align8(8L * height + HEADER + keyLen + valueLen)) + 8L * height;
-        MemorySegment seg = memory.segment(node);
-        long at = ChunkAllocator.offset(node);
-        seg.set(LONG, at, seq);
-        seg.set(INT, at + 8, keyLen);
-        seg.set(INT, at + 12, tombstone ? valueLen | TOMBSTONE : valueLen);
-        MemorySegment.copy(key, keyOff, seg, at + HEADER, keyLen);
-        if (valueLen > 0) {
-            MemorySegment.copy(value, valueOff, seg, at + HEADER + keyLen, valueLen);
-        }
-        int used = levels;
-        for (int i = used; i < height; i++) {
-            preds[i] = head;
-        }
-        // The node is private until the first release store below, so plain stores suffice here.
-        for (int i = 0; i < height; i++) {
-            seg.set(LONG, at - 8L * (i + 1), next(preds[i], i));
-        }
-        for (int i = 0; i < height; i++) {
-            NEXT.setRelease(memory.segment(preds[i]), ChunkAllocator.offset(preds[i]) - 8L * (i + 1), node);
-        }
-        if (height > used) {
-            levels = height;
-        }
-        index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), node, this);
+        long e = ordered.allocate(Entries.bytes(keyLen, valueLen));
+        entries.write(e, seq, key, keyOff, keyLen, value, valueOff, valueLen, tombstone);
+        ordered.insert(e, key, keyOff, keyLen, seq);
+        index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this);
         entryCount = entryCount + 1;
         dataBytes = dataBytes + keyLen + valueLen;
         if (seq > maxSeq) {
             maxSeq = seq;
         }
-    }
-
-    /** Height with P(h > k) = 4^-k: two random bits per level (xorshift, writer only). */
-    private int randomHeight() {
-        long r = random;
-        r ^= r << 13;
-        r ^= r >>> 7;
-        r ^= r << 17;
-        random = r;
-        int height = 1;
-        while (height < MAX_HEIGHT && (r & 3) == 0) {
-            height++;
-            r >>>= 2;
-        }
-        return height;
-    }
-
-    private static long align8(long n) {
-        return (n + 7) & ~7L;
     }
 
     // ---------------------------------------------------------------- reading
@@ -205,9 +155,9 @@ public final class Memtable implements AutoCloseable {
         if (seq(newest) <= snapshotSeq) {
             return newest;
         }
-        // A version newer than the snapshot: an older one, if any, is found in the skip list.
-        long n = ceiling(key, keyOff, keyLen, snapshotSeq, null);
-        return n != NULL && keyEquals(n, key, keyOff, keyLen) ? n : -1;
+        // A version newer than the snapshot: an older one, if any, is found in the ordered index.
+        long n = ordered.position().seekCeiling(key, keyOff, keyLen, snapshotSeq);
+        return n != NULL && entries.keyEquals(n, key, keyOff, keyLen) ? n : -1;
     }
 
     /** {@link #find(MemorySegment, long, int, long)} for a heap key. */
@@ -227,13 +177,13 @@ public final class Memtable implements AutoCloseable {
     /** Whether the node is a tombstone. */
     public boolean isTombstone(long node) {
         checkOpen();
-        return (rawValueLength(node) & TOMBSTONE) != 0;
+        return (rawValueLength(node) & Entries.TOMBSTONE) != 0;
     }
 
     /** The node's seq. */
     public long seq(long node) {
         checkOpen();
-        return memory.segment(node).get(LONG, ChunkAllocator.offset(node));
+        return entries.seq(node);
     }
 
     /**
@@ -248,13 +198,13 @@ public final class Memtable implements AutoCloseable {
 
     /** Offset of the node's key in {@link #segment(long)}. */
     public long keyOffset(long node) {
-        return ChunkAllocator.offset(node) + HEADER;
+        return entries.keyOffset(node);
     }
 
     /** Length of the node's key. */
     public int keyLength(long node) {
         checkOpen();
-        return memory.segment(node).get(INT, ChunkAllocator.offset(node) + 8);
+        return entries.keyLength(node);
     }
 
     /** Offset of the node's value in {@link #segment(long)}. */
@@ -264,7 +214,7 @@ public final class Memtable implements AutoCloseable {
 
     /** Length of the node's value; 0 for a tombstone. */
     public int valueLength(long node) {
-        return rawValueLength(node) & ~TOMBSTONE;
+        return rawValueLength(node) & ~Entries.TOMBSTONE;
     }
 
     /** A copy of the node's key. */
@@ -325,7 +275,7 @@ public final class Memtable implements AutoCloseable {
                 + memoryBytes() + (isOpen() ? "" : ", closed") + "]";
     }
 
-    // ---------------------------------------------------------------- skip list, for the cursor
+    // ---------------------------------------------------------------- for the cursor and the point index
 
     void checkOpen() {
         if (!memory.isOpen()) {
@@ -333,87 +283,21 @@ public final class Memtable implements AutoCloseable {
         }
     }
 
-    long head() {
-        return head;
-    }
-
-    long next(long node, int level) {
-        return (long) NEXT.getAcquire(memory.segment(node), ChunkAllocator.offset(node) - 8L * (level + 1));
+    /** A reader's position in the ordered index. */
+    OrderedIndex.Position position() {
+        return ordered.position();
     }
 
     private int rawValueLength(long node) {
         checkOpen();
-        return memory.segment(node).get(INT, ChunkAllocator.offset(node) + 12);
-    }
-
-    /** Order of the node against (key, seq): key ascending, then seq descending. */
-    private int compare(long node, MemorySegment key, long keyOff, int keyLen, long seq) {
-        MemorySegment seg = memory.segment(node);
-        long at = ChunkAllocator.offset(node);
-        int c = Keys.compare(seg, at + HEADER, seg.get(INT, at + 8), key, keyOff, keyLen);
-        return c != 0 ? c : Long.compare(seq, seg.get(LONG, at));
+        return entries.rawValueLength(node);
     }
 
     boolean keyEquals(long node, MemorySegment key, long keyOff, int keyLen) {
-        MemorySegment seg = memory.segment(node);
-        long at = ChunkAllocator.offset(node);
-        return seg.get(INT, at + 8) == keyLen
-                && MemorySegment.mismatch(seg, at + HEADER, at + HEADER + keyLen, key, keyOff, keyOff + keyLen) < 0;
+        return entries.keyEquals(node, key, keyOff, keyLen);
     }
 
     boolean sameKey(long a, long b) {
-        return keyEquals(a, memory.segment(b), keyOffset(b), keyLength(b));
-    }
-
-    /**
-     * The first node at or after (key, seq), or 0. With {@code preds}, also records the last node
-     * before it at every level in use (writer only). {@code seq = Long.MIN_VALUE} finds the first
-     * node of the next key.
-     */
-    long ceiling(MemorySegment key, long keyOff, int keyLen, long seq, long[] preds) {
-        long x = head;
-        long n = NULL;
-        for (int level = levels - 1; level >= 0; level--) {
-            n = next(x, level);
-            while (n != NULL && compare(n, key, keyOff, keyLen, seq) < 0) {
-                x = n;
-                n = next(x, level);
-            }
-            if (preds != null) {
-                preds[level] = x;
-            }
-        }
-        return n;
-    }
-
-    /** The first node at or after (key of {@code node}, seq). */
-    long ceilingOfKey(long node, long seq) {
-        return ceiling(memory.segment(node), keyOffset(node), keyLength(node), seq, null);
-    }
-
-    /** The last node whose key is below {@code key} (the oldest version of that key), or the head. */
-    long lastBelow(MemorySegment key, long keyOff, int keyLen) {
-        long x = head;
-        for (int level = levels - 1; level >= 0; level--) {
-            long n = next(x, level);
-            while (n != NULL && compare(n, key, keyOff, keyLen, Long.MAX_VALUE) < 0) {
-                x = n;
-                n = next(x, level);
-            }
-        }
-        return x;
-    }
-
-    /** The last node of the list, or the head when empty. */
-    long last() {
-        long x = head;
-        for (int level = levels - 1; level >= 0; level--) {
-            long n = next(x, level);
-            while (n != NULL) {
-                x = n;
-                n = next(x, level);
-            }
-        }
-        return x;
+        return entries.sameKey(a, b);
     }
 }

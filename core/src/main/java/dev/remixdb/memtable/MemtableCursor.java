@@ -14,22 +14,24 @@ import java.lang.foreign.ValueLayout;
  * seen; entries with a larger seq never are, whenever they are added. An entry with an old seq
  * added while the cursor is in use (the engine re-inserting data) may or may not be seen.
  *
- * <p>{@link #next()} follows level 0 of the skip list; {@link #prev()} searches again from the
- * head, which costs O(log n) per step since nodes have no back pointers. The key and value
- * accessors return the chunk that holds them plus an offset and a length, so reading allocates
- * nothing; {@link #key()} and {@link #value()} copy. A cursor is used by one thread at a time.
+ * <p>It moves on a position in the memtable's ordered index ({@link OrderedIndex.Position}): a step
+ * within an unchanged leaf of the tree costs no search. The key and value accessors return the
+ * chunk that holds them plus an offset and a length, so reading allocates nothing; {@link #key()}
+ * and {@link #value()} copy. A cursor is used by one thread at a time.
  */
 public final class MemtableCursor implements AutoCloseable {
     /** Older versions of the current key walked over by {@link #next()} before searching instead. */
     private static final int MAX_VERSION_HOPS = 8;
 
     private final Memtable table;
+    private final OrderedIndex.Position at;
     private final long snapshotSeq;
     private long node = NULL;
     private boolean closed;
 
     MemtableCursor(Memtable table, long snapshotSeq) {
         this.table = table;
+        this.at = table.position();
         this.snapshotSeq = snapshotSeq;
     }
 
@@ -41,7 +43,7 @@ public final class MemtableCursor implements AutoCloseable {
     /** Moves to the first key {@code >= key}. */
     public void seek(MemorySegment key, long off, int len) {
         check();
-        node = firstVisibleFrom(table.ceiling(key, off, len, snapshotSeq, null));
+        node = firstVisibleFrom(at.seekCeiling(key, off, len, snapshotSeq));
     }
 
     /** Moves to the first key {@code >= key}. */
@@ -52,9 +54,10 @@ public final class MemtableCursor implements AutoCloseable {
     /** Moves to the last key {@code <= key}. */
     public void seekForPrev(MemorySegment key, long off, int len) {
         check();
-        long n = table.ceiling(key, off, len, snapshotSeq, null);
+        long n = at.seekCeiling(key, off, len, snapshotSeq);
         // A node of the key itself found at or below the snapshot is its newest visible version.
-        node = n != NULL && table.keyEquals(n, key, off, len) ? n : newestVisibleUpTo(table.lastBelow(key, off, len));
+        node = n != NULL && table.keyEquals(n, key, off, len) ? n
+                : newestVisibleUpTo(at.seekBefore(key, off, len, Long.MAX_VALUE));
     }
 
     /** Moves to the last key {@code <= key}. */
@@ -65,13 +68,13 @@ public final class MemtableCursor implements AutoCloseable {
     /** Moves to the first key. */
     public void seekToFirst() {
         check();
-        node = firstVisibleFrom(table.next(table.head(), 0));
+        node = firstVisibleFrom(at.first());
     }
 
     /** Moves to the last key. */
     public void seekToLast() {
         check();
-        node = newestVisibleUpTo(table.last());
+        node = newestVisibleUpTo(at.last());
     }
 
     /** Whether the cursor is at an entry. */
@@ -83,14 +86,16 @@ public final class MemtableCursor implements AutoCloseable {
     /** Moves to the next key. */
     public void next() {
         checkPositioned();
-        long n = table.next(node, 0);
-        for (int hops = 0; n != NULL && table.sameKey(n, node); hops++) {
+        long current = node;
+        long n = at.next();
+        for (int hops = 0; n != NULL && table.sameKey(n, current); hops++) {
             if (hops == MAX_VERSION_HOPS) {
                 // Many versions of one key: skip them all with one search.
-                n = table.ceilingOfKey(node, Long.MIN_VALUE);
+                n = at.seekCeiling(table.segment(current), table.keyOffset(current), table.keyLength(current),
+                        Long.MIN_VALUE);
                 break;
             }
-            n = table.next(n, 0);
+            n = at.next();
         }
         node = firstVisibleFrom(n);
     }
@@ -98,7 +103,8 @@ public final class MemtableCursor implements AutoCloseable {
     /** Moves to the previous key. */
     public void prev() {
         checkPositioned();
-        node = newestVisibleUpTo(table.lastBelow(table.segment(node), table.keyOffset(node), table.keyLength(node)));
+        node = newestVisibleUpTo(at.seekBefore(table.segment(node), table.keyOffset(node), table.keyLength(node),
+                Long.MAX_VALUE));
     }
 
     /** The node handle of the current entry, for the {@link Memtable} accessors. */
@@ -181,23 +187,23 @@ public final class MemtableCursor implements AutoCloseable {
      */
     private long firstVisibleFrom(long n) {
         while (n != NULL && table.seq(n) > snapshotSeq) {
-            n = table.next(n, 0);
+            n = at.next();
         }
         return n;
     }
 
     /**
-     * From the last node of some key (its oldest version) or the head, the newest visible version of
-     * the last key up to there that has one. If even the oldest version is newer than the snapshot,
-     * so are all the others, and the key is skipped without a search.
+     * From the last node of some key (its oldest version), or 0, the newest visible version of the
+     * last key up to there that has one. If even the oldest version is newer than the snapshot, so
+     * are all the others, and the key is skipped without a search.
      */
     private long newestVisibleUpTo(long last) {
         long p = last;
-        while (p != table.head()) {
+        while (p != NULL) {
             if (table.seq(p) <= snapshotSeq) {
-                return table.ceilingOfKey(p, snapshotSeq);
+                return at.seekCeiling(table.segment(p), table.keyOffset(p), table.keyLength(p), snapshotSeq);
             }
-            p = table.lastBelow(table.segment(p), table.keyOffset(p), table.keyLength(p));
+            p = at.seekBefore(table.segment(p), table.keyOffset(p), table.keyLength(p), Long.MAX_VALUE);
         }
         return NULL;
     }

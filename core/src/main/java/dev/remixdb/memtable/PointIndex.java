@@ -1,5 +1,7 @@
 package dev.remixdb.memtable;
 
+import dev.remixdb.io.PageMemory;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -7,8 +9,8 @@ import java.lang.invoke.VarHandle;
 
 /**
  * A hash index from a memtable's keys to the node of each key's newest version, so that a point
- * lookup costs one or two probes instead of a skip-list descent (a cache miss per level), and a key
- * the memtable does not hold, the common case of an LSM read, is ruled out without touching a node.
+ * lookup costs one or two probes instead of a search of the ordered index, and a key the memtable
+ * does not hold, the common case of an LSM read, is ruled out without touching an entry.
  *
  * <p>Open addressing with linear probing in native memory, slots of 16 bytes, native byte order:
  * <pre>
@@ -16,24 +18,38 @@ import java.lang.invoke.VarHandle;
  * 0       8     key hash, never 0 (0 = empty slot)
  * 8       8     node handle of the key's newest version
  * </pre>
- * The table doubles when half full. One writer (the memtable's), lock-free readers: a new slot's
- * node is stored before its hash is published with a release store, and a reader loads the hash
- * with acquire semantics, so it never sees a hash without its node. A grown table is filled
- * completely before it is published; readers that still probe the old one see the state of the
- * moment they started, which is all a lookup that overlaps a write may see. Old tables are
- * therefore freed only with the index, at {@link #close()}: their sizes sum to less than the
- * current table's.
+ * One writer (the memtable's), lock-free readers: a new slot's node is stored before its hash is
+ * published with a release store, and a reader loads the hash with acquire semantics, so it never
+ * sees a hash without its node.
+ *
+ * <p>Growth without a pause: when the table is half full a table twice its size is published
+ * (its memory mapped, so the kernel zeroes pages as they are first touched instead of a memset of
+ * the whole table), new keys go into it, and every later put moves a few slots of the old table
+ * over, so that the old one is empty of work well before the new one fills. Meanwhile readers probe
+ * the new table first and the old one after it; a key moved over, or written again, is in the new
+ * one with its newest node, so what the old one still holds of it is never the answer. A rehash of
+ * millions of slots in one put would stop the writer for a tenth of a second. Old tables are freed
+ * only with the index, at {@link #close()} (readers may still be probing them); their sizes sum to
+ * less than the current table's.
  */
 final class PointIndex implements AutoCloseable {
     private static final int SLOT = 16;
     private static final int INITIAL_SLOTS = 1 << 10;
+    /** Old-table slots moved per put while a migration runs: done after an eighth of the old size in puts. */
+    private static final int MIGRATE_PER_PUT = 8;
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
 
-    /** The table readers probe; replaced whole when it grows. */
+    /** A table readers probe; replaced whole when it grows. */
     private record Table(MemorySegment slots, long mask) {}
 
     private final Arena arena = Arena.ofShared();
+    /** Where puts go, probed first. */
     private volatile Table table;
+    /** The table being emptied into {@link #table}, probed second; null when none is. */
+    private volatile Table old;
+    /** The next slot of {@link #old} to move (writer only). */
+    private long migrated;
+    /** Keys in {@link #table} (writer only). */
     private long size;
     private volatile long reservedBytes;
 
@@ -43,7 +59,7 @@ final class PointIndex implements AutoCloseable {
 
     private Table allocate(long slotCount) {
         reservedBytes += slotCount * SLOT;
-        return new Table(arena.allocate(slotCount * SLOT, 8), slotCount - 1);
+        return new Table(PageMemory.allocate(arena, slotCount * SLOT), slotCount - 1);
     }
 
     /** A hash never 0, so that 0 can mark an empty slot. */
@@ -61,7 +77,17 @@ final class PointIndex implements AutoCloseable {
      * {@link ChunkAllocator#NULL} when the index does not hold the key. Readers.
      */
     long find(long hash, Memtable owner, MemorySegment key, long keyOff, int keyLen) {
+        // The new table first: a writer publishes 'old' before the table that replaces it.
         Table t = table;
+        Table o = old;
+        long node = find(t, hash, owner, key, keyOff, keyLen);
+        if (node == ChunkAllocator.NULL && o != null && o != t) {
+            node = find(o, hash, owner, key, keyOff, keyLen);
+        }
+        return node;
+    }
+
+    private static long find(Table t, long hash, Memtable owner, MemorySegment key, long keyOff, int keyLen) {
         MemorySegment slots = t.slots;
         for (long i = hash & t.mask; ; i = (i + 1) & t.mask) {
             long h = (long) WORD.getAcquire(slots, i * SLOT);
@@ -82,44 +108,86 @@ final class PointIndex implements AutoCloseable {
      * with a larger seq (an aborted compaction puts older versions back). Writer only.
      */
     void put(long hash, long node, Memtable owner) {
+        Table o = old;
+        if (o != null) {
+            migrate(owner);
+            // The old table may hold a newer version of the key (this put may be an older version an
+            // aborted compaction puts back): the new table, which readers ask first, must get that.
+            long prior = lookup(o, hash, node, owner);
+            if (prior != ChunkAllocator.NULL && owner.seq(prior) > owner.seq(node)) {
+                node = prior;
+            }
+        }
         Table t = table;
+        if (insert(t, hash, node, owner) && ++size * 2 > t.mask + 1 && old == null) {
+            grow(t);
+        }
+    }
+
+    /** The node {@code t} holds for the key of {@code node}, or 0. Writer only. */
+    private static long lookup(Table t, long hash, long node, Memtable owner) {
+        MemorySegment slots = t.slots;
+        for (long i = hash & t.mask; ; i = (i + 1) & t.mask) {
+            long h = slots.get(ValueLayout.JAVA_LONG, i * SLOT);
+            if (h == 0) {
+                return ChunkAllocator.NULL;
+            }
+            if (h == hash) {
+                long current = slots.get(ValueLayout.JAVA_LONG, i * SLOT + 8);
+                if (owner.sameKey(current, node)) {
+                    return current;
+                }
+            }
+        }
+    }
+
+    /** Puts (hash, node) into {@code t}, keeping the larger seq; true when the key was new to {@code t}. */
+    private static boolean insert(Table t, long hash, long node, Memtable owner) {
         MemorySegment slots = t.slots;
         for (long i = hash & t.mask; ; i = (i + 1) & t.mask) {
             long h = slots.get(ValueLayout.JAVA_LONG, i * SLOT);
             if (h == 0) {
                 slots.set(ValueLayout.JAVA_LONG, i * SLOT + 8, node);
                 WORD.setRelease(slots, i * SLOT, hash);
-                if (++size * 2 > t.mask + 1) {
-                    grow(t);
-                }
-                return;
+                return true;
             }
             if (h == hash) {
-                long old = slots.get(ValueLayout.JAVA_LONG, i * SLOT + 8);
-                if (owner.sameKey(old, node)) {
-                    if (owner.seq(node) > owner.seq(old)) {
+                long current = slots.get(ValueLayout.JAVA_LONG, i * SLOT + 8);
+                if (owner.sameKey(current, node)) {
+                    if (owner.seq(node) > owner.seq(current)) {
                         WORD.setRelease(slots, i * SLOT + 8, node);
                     }
-                    return;
+                    return false;
                 }
             }
         }
     }
 
-    private void grow(Table old) {
-        Table t = allocate((old.mask + 1) * 2);
-        for (long i = 0; i <= old.mask; i++) {
-            long h = old.slots.get(ValueLayout.JAVA_LONG, i * SLOT);
-            if (h != 0) {
-                long j = h & t.mask;
-                while (t.slots.get(ValueLayout.JAVA_LONG, j * SLOT) != 0) {
-                    j = (j + 1) & t.mask;
-                }
-                t.slots.set(ValueLayout.JAVA_LONG, j * SLOT, h);
-                t.slots.set(ValueLayout.JAVA_LONG, j * SLOT + 8, old.slots.get(ValueLayout.JAVA_LONG, i * SLOT + 8));
+    /** Starts moving {@code full} into a table twice its size, which takes the puts from now on. */
+    private void grow(Table full) {
+        Table next = allocate((full.mask + 1) * 2);
+        old = full;      // volatile, before the new table: a reader that sees the new table sees this
+        migrated = 0;
+        size = 0;
+        table = next;
+    }
+
+    /** Moves a few slots of the old table into the current one; the last move retires the old table. */
+    private void migrate(Memtable owner) {
+        Table from = old;
+        Table to = table;
+        MemorySegment slots = from.slots;
+        long end = Math.min(from.mask + 1, migrated + MIGRATE_PER_PUT);
+        for (long i = migrated; i < end; i++) {
+            long h = slots.get(ValueLayout.JAVA_LONG, i * SLOT);
+            if (h != 0 && insert(to, h, slots.get(ValueLayout.JAVA_LONG, i * SLOT + 8), owner)) {
+                size++;
             }
         }
-        table = t;  // volatile: every slot store above happens-before a reader's use of t
+        migrated = end;
+        if (end == from.mask + 1) {
+            old = null;
+        }
     }
 
     /** Frees every table. Idempotent; no reader may probe afterwards (they get IllegalStateException). */

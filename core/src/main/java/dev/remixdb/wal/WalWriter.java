@@ -15,7 +15,6 @@ import dev.remixdb.util.NativeBuffer;
 import dev.remixdb.util.Varints;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -28,9 +27,9 @@ import java.util.Objects;
 
 /**
  * Appends records to a new write-ahead log file. One WAL belongs to one memtable; a record is a
- * group of operations (a write batch, or a single put) that replay applies all or not at all.
- * Appending does not sync: the engine appends the records of several writers and then calls
- * {@link #sync()} once (group commit).
+ * group of operations (write batches and single puts with consecutive sequence numbers) that
+ * replay applies all or not at all. Adding does not sync: the engine adds the writes of several
+ * writers and then calls {@link #sync()} once (group commit).
  *
  * <p>File layout, little-endian:
  * <pre>
@@ -60,25 +59,51 @@ import java.util.Objects;
  * so a preallocated or zero-extended tail is recognized as the end of the log; see
  * {@link WalReader} for the torn-tail rules.
  *
- * <p>Thread-safe: {@link #append} calls are serialized by this object; {@link #sync()} may run
- * while another thread appends (it then makes durable at least what was appended before it
- * started). After an I/O error during an append the file may end in a partial record, so the
- * writer refuses further appends; the engine moves on to a new WAL.
+ * <p>Buffering: {@link #add} encodes ops into a buffer, where consecutive writes whose sequence
+ * numbers follow on share one open record (up to {@value #RECORD_TARGET} bytes of payload), so the
+ * framing (24 bytes a record) is paid once for many small writes. {@link #flush()} closes the open
+ * record and writes the buffer to the file; {@link #sync()} flushes and then forces the file. A
+ * record is replayed all or nothing, so writes that share one are too, and a crash can only lose a
+ * suffix of the log: what replays is always the state after some write. {@link #append} writes one
+ * record of its own at once.
+ *
+ * <p>Thread-safe: {@link #add}, {@link #append} and {@link #flush()} are serialized by this
+ * object; {@link #sync()} may run while another thread adds (it then makes durable at least what
+ * was added before it started). After an I/O error while writing, the file may end in a partial
+ * record, so the writer refuses further writes; the engine then stops taking writes.
  */
 public final class WalWriter implements AutoCloseable {
-    /** Records up to this size are encoded in a reused buffer; larger ones in a temporary one. */
-    private static final int REUSED_BUFFER_LIMIT = 4 << 20;
+    /** A record shared by consecutive writes grows to about this much payload; then a new one starts. */
+    static final int RECORD_TARGET = 256 << 10;
+    /** Buffered bytes at which {@link #add} writes them out itself. */
+    static final int FLUSH_BYTES = 1 << 20;
+    /** A buffer that grew past this for a large write is given back after it is written. */
+    private static final int KEEP_BUFFER = 4 << 20;
 
     private final Path path;
     private final FileChannel channel;
-    /** Shared: appends may come from different threads over time (whoever leads the group commit). */
-    private final NativeBuffer buffer = NativeBuffer.shared(64 << 10);
-    private volatile long size;
+    /**
+     * Bytes not yet written to the file: finished records, then the open one. Shared: writes come
+     * from different threads over time (whoever leads the group commit, the flusher).
+     */
+    private NativeBuffer buffer = NativeBuffer.shared(64 << 10);
+    /** File length written so far. */
+    private long written;
+    /** Where the open record's header starts in {@link #buffer}, or -1 when none is open. */
+    private long openAt = -1;
+    private long openFirstSeq;
+    private int openCount;
+    /** The sequence number an op must have to join the open record. */
+    private long openNextSeq;
+    /** Bytes added and not yet written: read without the lock by the flusher. */
+    private volatile long buffered;
+    /** {@link System#nanoTime()} when the oldest buffered byte was added. */
+    private volatile long bufferedSince;
     private boolean failed;
-    /** Why the append that left {@link #failed} set failed. */
+    /** Why the write that left {@link #failed} set failed. */
     private Exception failure;
     private volatile boolean closed;
-    /** Set when {@link #close()} did not sync (an append had failed, or the sync failed). */
+    /** Set when {@link #close()} did not sync (a write had failed, or the sync failed). */
     private volatile boolean closedUnsynced;
 
     private WalWriter(Path path, FileChannel channel) {
@@ -95,28 +120,62 @@ public final class WalWriter implements AutoCloseable {
         WalWriter writer = new WalWriter(path, channel);
         try {
             writer.writeFully(ByteBuffer.wrap(WalFormat.fileHeader(fileNumber)), 0);
-            writer.size = FILE_HEADER_SIZE;
+            writer.written = FILE_HEADER_SIZE;
             return writer;
         } catch (IOException | RuntimeException | Error e) {
-            try {
-                channel.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            Closeables.closeAll(List.<AutoCloseable>of(channel, writer.buffer), e);
             throw e;
         }
     }
 
     /**
-     * Encodes {@code ops} as one record with seqs {@code firstSeq, firstSeq + 1, ...} and appends
-     * it; returns the bytes appended. Not synced. Throws {@link IllegalArgumentException} for an
-     * empty list, a negative first seq or a record over 1 GiB of payload; nothing is written then.
+     * Encodes {@code ops} with seqs {@code firstSeq, firstSeq + 1, ...} into the buffer: into the open
+     * record when their seqs follow its own and it has room, else into a new record. Nothing reaches
+     * the file until {@link #flush()} (or until a megabyte is buffered). Returns the bytes added to the
+     * log, record headers included. Throws {@link IllegalArgumentException} for an empty list, a
+     * negative first seq or ops over 1 GiB; nothing is added then.
+     */
+    public synchronized long add(long firstSeq, List<WalOp> ops) throws IOException {
+        long payload = checkWritable(firstSeq, ops);
+        long before = buffer.size();
+        if (openAt < 0 || firstSeq != openNextSeq || openPayload() + payload > RECORD_TARGET) {
+            closeRecord();
+            openRecord(firstSeq);
+        }
+        for (WalOp op : ops) {
+            encode(op);
+        }
+        openCount += ops.size();
+        openNextSeq = firstSeq + ops.size();
+        long added = buffer.size() - before;
+        if (buffered == 0) {
+            bufferedSince = System.nanoTime();
+        }
+        buffered += added;
+        if (buffer.size() >= FLUSH_BYTES) {
+            flush();
+        }
+        return added;
+    }
+
+    /**
+     * Appends {@code ops} as one record of its own and writes it to the file (with whatever was
+     * buffered before it) before returning; not synced. Returns the bytes of the record.
      */
     public synchronized long append(long firstSeq, List<WalOp> ops) throws IOException {
+        checkWritable(firstSeq, ops);
+        closeRecord();
+        long added = add(firstSeq, ops);
+        flush();
+        return added;
+    }
+
+    /** Checks the arguments and the writer's state; returns the ops' payload bytes. */
+    private long checkWritable(long firstSeq, List<WalOp> ops) throws IOException {
         checkOpen();
         if (failed) {
             // The first failure is the cause the caller needs (a full disk, an I/O error).
-            throw new IOException(path + ": an earlier append failed at offset " + size
+            throw new IOException(path + ": an earlier write failed at offset " + written
                     + "; the WAL takes no more records", failure);
         }
         if (ops.isEmpty()) {
@@ -125,50 +184,102 @@ public final class WalWriter implements AutoCloseable {
         if (firstSeq < 0 || firstSeq > Long.MAX_VALUE - ops.size()) {
             throw new IllegalArgumentException("first seq out of range: " + firstSeq);
         }
-        long payload = PAYLOAD_PREFIX;
+        long payload = 0;
         for (WalOp op : ops) {
             Objects.requireNonNull(op, "op");
-            payload += 1 + Varints.size(op.key().length) + Varints.size(op.value().length) + op.key().length + op.value().length;
+            payload += opBytes(op);
         }
-        if (payload > MAX_PAYLOAD) {
-            throw new IllegalArgumentException("record payload over " + MAX_PAYLOAD + " bytes: " + payload);
+        if (PAYLOAD_PREFIX + payload > MAX_PAYLOAD) {
+            throw new IllegalArgumentException("record payload over " + MAX_PAYLOAD + " bytes: " + (PAYLOAD_PREFIX + payload));
         }
-        long total = RECORD_HEADER_SIZE + payload;
-        try (Arena temporary = total > REUSED_BUFFER_LIMIT ? Arena.ofConfined() : null) {
-            MemorySegment record = temporary != null ? temporary.allocate(total) : buffer.scratch(total);
-            encode(record, firstSeq, ops, (int) payload);
-            failed = true;  // until the whole record is written
-            try {
-                writeFully(record.asSlice(0, total).asByteBuffer(), size);
-            } catch (IOException | RuntimeException e) {
-                failure = e;
-                throw e;
-            }
-            failed = false;
-        }
-        size += total;
-        return total;
+        return payload;
     }
 
-    private static void encode(MemorySegment record, long firstSeq, List<WalOp> ops, int payload) {
-        long at = RECORD_HEADER_SIZE;
-        record.set(LONG, at, firstSeq);
-        record.set(INT, at + 8, ops.size());
-        at += PAYLOAD_PREFIX;
-        for (WalOp op : ops) {
-            record.set(ValueLayout.JAVA_BYTE, at++, op.delete() ? DELETE : PUT);
-            at = Varints.put(record, at, op.key().length);
-            at = Varints.put(record, at, op.value().length);
-            MemorySegment.copy(op.key(), 0, record, ValueLayout.JAVA_BYTE, at, op.key().length);
-            at += op.key().length;
-            MemorySegment.copy(op.value(), 0, record, ValueLayout.JAVA_BYTE, at, op.value().length);
-            at += op.value().length;
-        }
-        record.set(INT, 0, payload);
-        record.set(INT, 4, Checksums.crc32c(record, RECORD_HEADER_SIZE, payload));
-        record.set(INT, 8, Checksums.crc32c(record, 0, 8));
+    private static long opBytes(WalOp op) {
+        return 1 + Varints.size(op.key().length) + Varints.size(op.value().length) + op.key().length
+                + (long) op.value().length;
     }
 
+    private long openPayload() {
+        return buffer.size() - openAt - RECORD_HEADER_SIZE;
+    }
+
+    private void openRecord(long firstSeq) {
+        openAt = buffer.reserve(RECORD_HEADER_SIZE + PAYLOAD_PREFIX);
+        openFirstSeq = firstSeq;
+        openCount = 0;
+    }
+
+    private void encode(WalOp op) {
+        long at = buffer.reserve(opBytes(op));
+        MemorySegment b = buffer.segment();
+        b.set(ValueLayout.JAVA_BYTE, at++, op.delete() ? DELETE : PUT);
+        at = Varints.put(b, at, op.key().length);
+        at = Varints.put(b, at, op.value().length);
+        MemorySegment.copy(op.key(), 0, b, ValueLayout.JAVA_BYTE, at, op.key().length);
+        at += op.key().length;
+        MemorySegment.copy(op.value(), 0, b, ValueLayout.JAVA_BYTE, at, op.value().length);
+    }
+
+    /** Finishes the open record, if any: its prefix, length and checksums. */
+    private void closeRecord() {
+        if (openAt < 0) {
+            return;
+        }
+        MemorySegment b = buffer.segment();
+        long at = openAt;
+        int payload = (int) openPayload();
+        b.set(LONG, at + RECORD_HEADER_SIZE, openFirstSeq);
+        b.set(INT, at + RECORD_HEADER_SIZE + 8, openCount);
+        b.set(INT, at, payload);
+        b.set(INT, at + 4, Checksums.crc32c(b, at + RECORD_HEADER_SIZE, payload));
+        b.set(INT, at + 8, Checksums.crc32c(b, at, 8));
+        openAt = -1;
+    }
+
+    /**
+     * Closes the open record and writes every buffered byte to the file (not synced). After a failed
+     * write the writer takes nothing more.
+     */
+    public synchronized void flush() throws IOException {
+        if (closed) {
+            return;  // close() flushed
+        }
+        if (failed) {
+            throw new IOException(path + ": an earlier write failed at offset " + written
+                    + "; what was buffered after it is lost", failure);
+        }
+        closeRecord();
+        long n = buffer.size();
+        if (n == 0) {
+            return;
+        }
+        failed = true;  // until all of it is written
+        try {
+            writeFully(buffer.segment().asSlice(0, n).asByteBuffer(), written);
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+            throw e;
+        }
+        failed = false;
+        written += n;
+        buffered = 0;
+        buffer.clear();
+        if (buffer.capacity() > KEEP_BUFFER) {
+            buffer.close();
+            buffer = NativeBuffer.shared(64 << 10);
+        }
+    }
+
+    /** Bytes added and not yet written to the file. */
+    public long bufferedBytes() {
+        return buffered;
+    }
+
+    /** {@link System#nanoTime()} when the oldest byte not yet written was added (meaningless when none is). */
+    public long bufferedSinceNanos() {
+        return bufferedSince;
+    }
 
     private void writeFully(ByteBuffer bytes, long position) throws IOException {
         long at = position;
@@ -178,14 +289,15 @@ public final class WalWriter implements AutoCloseable {
     }
 
     /**
-     * Makes everything appended so far durable (file data and length; {@code force(false)}). After a
-     * clean {@link #close()}, which synced, there is nothing left to do.
+     * Writes what is buffered and makes everything added so far durable (file data and length;
+     * {@code force(false)}). After a clean {@link #close()}, which synced, there is nothing left to do.
      *
-     * @throws IOException when the sync fails, or the writer was closed after a failed append
+     * @throws IOException when the write or the sync fails, or the writer was closed after a failure
      */
     public void sync() throws IOException {
         if (!closed) {
             try {
+                flush();
                 channel.force(false);
                 return;
             } catch (ClosedChannelException e) {
@@ -197,15 +309,15 @@ public final class WalWriter implements AutoCloseable {
         }
         synchronized (this) {  // waits for a close in progress
             if (closedUnsynced) {
-                throw new IOException(path + " was closed without a sync (after a failed append or sync);"
+                throw new IOException(path + " was closed without a sync (after a failed write or sync);"
                         + " what it holds is not known to be durable");
             }
         }
     }
 
-    /** The file length: header plus the records appended. */
-    public long bytesWritten() {
-        return size;
+    /** The log's length: the file header plus every record added, written or still buffered. */
+    public synchronized long bytesWritten() {
+        return written + buffer.size();
     }
 
     /** The WAL file. */
@@ -219,22 +331,27 @@ public final class WalWriter implements AutoCloseable {
         }
     }
 
-    /** Syncs (unless an append failed) and closes the file. Idempotent. */
+    /** Writes what is buffered, syncs (unless a write failed) and closes the file. Idempotent. */
     @Override
     public synchronized void close() throws IOException {
         if (closed) {
             return;
         }
+        Throwable failure = null;
+        try {
+            flush();
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+        }
         closedUnsynced = true;
         closed = true;
-        Throwable failure = null;
         try {
             if (!failed) {
                 channel.force(false);
                 closedUnsynced = false;
             }
         } catch (IOException | RuntimeException e) {
-            failure = e;
+            failure = Closeables.add(failure, e);
         }
         failure = Closeables.closeAll(List.of(channel, buffer), failure);
         Closeables.rethrow(failure);
@@ -242,6 +359,7 @@ public final class WalWriter implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "WalWriter[" + path + ", " + size + " bytes" + (closed ? ", closed" : "") + "]";
+        return "WalWriter[" + path + ", " + written + " bytes written, " + buffered + " buffered"
+                + (closed ? ", closed" : "") + "]";
     }
 }

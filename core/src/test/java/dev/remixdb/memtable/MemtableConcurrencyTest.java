@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,13 +21,15 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
 
 /**
  * One writer adds versions with increasing seqs while readers check find() and cursors at the
  * latest published seq (and at older ones): a reader must see exactly the entries with seq at or
  * below its snapshot, all of which were published before it started, each one complete (values are
- * a function of key and seq, so a torn entry shows).
+ * a function of key and seq, so a torn entry shows). For both ordered indexes, with short keys and
+ * with keys behind a long shared prefix (the tree's nodes then compare bytes after the prefix);
+ * 60,000 entries make a tree of three levels, so readers race leaf and inner-node splits.
  */
 class MemtableConcurrencyTest {
     private static final int OPS = 60_000;
@@ -41,14 +47,22 @@ class MemtableConcurrencyTest {
     private final Integer[] sorted = new Integer[KEYS];
     private final Map<ByteBuffer, Integer> indexOf = new HashMap<>();
 
-    @Test
-    void readersSeeExactlyTheirSnapshotWhileOneWriterAdds() throws Exception {
-        generate(new SplittableRandom(2024));
+    static Stream<Arguments> indexesAndKeys() {
+        return Stream.of(Arguments.of(Memtable.IndexKind.TREE, ""), Arguments.of(Memtable.IndexKind.TREE, LONG_PREFIX),
+                Arguments.of(Memtable.IndexKind.SKIP_LIST, ""));
+    }
+
+    private static final String LONG_PREFIX = "tenant-000042/orders/2026-11-23/";
+
+    @ParameterizedTest
+    @MethodSource("indexesAndKeys")
+    void readersSeeExactlyTheirSnapshotWhileOneWriterAdds(Memtable.IndexKind kind, String prefix) throws Exception {
+        generate(new SplittableRandom(2024), prefix);
         AtomicLong published = new AtomicLong();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         CountDownLatch readersStarted = new CountDownLatch(READERS);
         CountDownLatch readersCheckedMidway = new CountDownLatch(READERS);
-        try (Memtable m = new Memtable(256 << 10)) {
+        try (Memtable m = new Memtable(256 << 10, kind)) {
             Thread writer = new Thread(() -> {
                 try {
                     readersStarted.await(10, TimeUnit.SECONDS);
@@ -250,11 +264,11 @@ class MemtableConcurrencyTest {
         return v;
     }
 
-    private void generate(SplittableRandom random) {
+    private void generate(SplittableRandom random, String prefix) {
         List<List<Long>> versions = new ArrayList<>();
         for (int k = 0; k < KEYS; k++) {
             // Multiplying by an odd constant is a bijection on int: distinct keys, scattered in key order.
-            keys[k] = ("key-" + Integer.toHexString(k * 0x9E3779B1) + "-".repeat(k % 7))
+            keys[k] = (prefix + "key-" + Integer.toHexString(k * 0x9E3779B1) + "-".repeat(k % 7))
                     .getBytes(StandardCharsets.US_ASCII);
             indexOf.put(ByteBuffer.wrap(keys[k]), k);
             versions.add(new ArrayList<>());

@@ -3,7 +3,6 @@ package dev.remixdb.memtable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -11,6 +10,8 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+
+import java.util.List;
 
 /**
  * Random adds (few distinct keys, so many versions each; tombstones; seqs out of order and
@@ -22,10 +23,10 @@ class MemtablePropertiesTest {
 
     record Op(byte[] key, long seq, boolean tombstone, byte[] value) {}
 
-    @Property(tries = 200)
+    @Property(tries = 300)
     void memtableMatchesTheModel(@ForAll("ops") List<Op> ops, @ForAll @IntRange(min = 0, max = 70) int snapshot,
-                                 @ForAll boolean smallChunks) {
-        try (Memtable m = smallChunks ? new Memtable(4096) : new Memtable()) {
+                                 @ForAll boolean smallChunks, @ForAll Memtable.IndexKind kind) {
+        try (Memtable m = new Memtable(smallChunks ? 4096 : Memtable.DEFAULT_CHUNK_SIZE, kind)) {
             MemtableModel model = new MemtableModel();
             long added = 0;
             long maxSeq = -1;
@@ -65,6 +66,7 @@ class MemtablePropertiesTest {
         Arbitrary<byte[]> values = Arbitraries.bytes().array(byte[].class).ofMaxSize(24);
         Arbitrary<Op> op = Combinators.combine(keys, Arbitraries.longs().between(0, 60), Arbitraries.integers().between(0, 4), values)
                 .as((k, seq, kind, v) -> new Op(k, seq, kind == 0, v));
-        return op.list().ofMaxSize(150);
+        // Up to 400 entries: a tree of two levels with a few splits.
+        return op.list().ofMaxSize(400);
     }
 }

@@ -43,6 +43,26 @@ public final class Keys {
         return Integer.compare(aLen, bLen);
     }
 
+    /**
+     * Whether {@code a[aOff, aOff+len)} and {@code b[bOff, bOff+len)} hold the same bytes. Eight bytes
+     * at a time: for the short keys of a store this beats {@link MemorySegment#mismatch}, whose setup
+     * costs more than the comparison itself.
+     */
+    public static boolean equal(MemorySegment a, long aOff, MemorySegment b, long bOff, int len) {
+        int i = 0;
+        for (; i + 8 <= len; i += 8) {
+            if (a.get(LONG_LE, aOff + i) != b.get(LONG_LE, bOff + i)) {
+                return false;
+            }
+        }
+        for (; i < len; i++) {
+            if (a.get(ValueLayout.JAVA_BYTE, aOff + i) != b.get(ValueLayout.JAVA_BYTE, bOff + i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Unsigned lexicographic comparison of two byte arrays, the same order as the segment form. */
     public static int compare(byte[] a, byte[] b) {
         return Arrays.compareUnsigned(a, b);
@@ -53,10 +73,24 @@ public final class Keys {
         return compare(a, 0, Math.toIntExact(a.byteSize()), b, 0, Math.toIntExact(b.byteSize()));
     }
 
-    /** Length of the longest common prefix of the two keys. */
+    /** Length of the longest common prefix of the two keys (eight bytes at a time, like {@link #compare}). */
     public static int commonPrefix(MemorySegment a, long aOff, int aLen, MemorySegment b, long bOff, int bLen) {
-        long m = MemorySegment.mismatch(a, aOff, aOff + aLen, b, bOff, bOff + bLen);
-        return m < 0 ? aLen : (int) m;
+        int n = Math.min(aLen, bLen);
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            long x = a.get(LONG_BE, aOff + i);
+            long y = b.get(LONG_BE, bOff + i);
+            if (x != y) {
+                // Big-endian words: the first differing byte holds the highest differing bit.
+                return i + Long.numberOfLeadingZeros(x ^ y) / 8;
+            }
+        }
+        for (; i < n; i++) {
+            if (a.get(ValueLayout.JAVA_BYTE, aOff + i) != b.get(ValueLayout.JAVA_BYTE, bOff + i)) {
+                return i;
+            }
+        }
+        return n;
     }
 
     /** A short printable form of a key for messages: hex, cut after 32 bytes. */

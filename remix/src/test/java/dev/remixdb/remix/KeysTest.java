@@ -2,13 +2,14 @@ package dev.remixdb.remix;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import org.junit.jupiter.api.Test;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
 
 /** {@link Keys}: the order every structure relies on, and the hash tags that REMIX files persist. */
 class KeysTest {
@@ -30,6 +31,29 @@ class KeysTest {
             int prefix = Arrays.mismatch(a, b) < 0 ? a.length : Arrays.mismatch(a, b);
             assertEquals(prefix, Keys.commonPrefix(embed(a, aOff), aOff, a.length, embed(b, bOff), bOff, b.length),
                     () -> "common prefix of " + RemixModel.hex(a) + " and " + RemixModel.hex(b));
+            int n = Math.min(a.length, b.length);
+            assertEquals(Arrays.equals(a, 0, n, b, 0, n), Keys.equal(embed(a, aOff), aOff, embed(b, bOff), bOff, n),
+                    () -> "first " + n + " bytes of " + RemixModel.hex(a) + " and " + RemixModel.hex(b));
+        }
+    }
+
+    /** Keys of every length to 40 that differ in exactly one byte, at every position. */
+    @Test
+    void equalAndCommonPrefixFindTheOneDifferingByteAtEveryPosition() {
+        for (int len = 0; len <= 40; len++) {
+            byte[] a = new byte[len];
+            Arrays.fill(a, (byte) 0x5A);
+            assertEquals(true, Keys.equal(MemorySegment.ofArray(a), 0, MemorySegment.ofArray(a.clone()), 0, len));
+            for (int at = 0; at < len; at++) {
+                byte[] b = a.clone();
+                b[at] = (byte) 0xA5;
+                int l = len;
+                int p = at;
+                assertEquals(false, Keys.equal(MemorySegment.ofArray(a), 0, MemorySegment.ofArray(b), 0, len),
+                        () -> "length " + l + ", byte " + p);
+                assertEquals(at, Keys.commonPrefix(MemorySegment.ofArray(a), 0, len, MemorySegment.ofArray(b), 0, len),
+                        () -> "length " + l + ", byte " + p);
+            }
         }
     }
 

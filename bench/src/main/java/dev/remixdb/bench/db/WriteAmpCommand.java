@@ -189,6 +189,7 @@ public final class WriteAmpCommand implements Callable<Integer> {
             details.put("split", s.compactions().split());
             details.put("abort", s.compactions().abort());
             details.put("stallSeconds", s.stallNanos() / 1e9);
+            details.put("slowdownSeconds", s.slowdownNanos() / 1e9);
             details.put("diskBytes", s.diskBytes());
             System.out.printf(Locale.ROOT, "remixdb: %d partitions, %d tables; compactions minor %d, major %d, split %d, "
                             + "abort %d; stalled %.1f s%n", s.partitions(), s.tables(), s.compactions().minor(),

@@ -71,6 +71,11 @@ public final class DbArgs {
             description = "Reader threads of the read phases. Default: ${DEFAULT-VALUE}.")
     long threads;
 
+    @Option(names = "--writers", paramLabel = "N", converter = CountConverter.class, defaultValue = "1",
+            description = "Writer threads of load, fillseq and overwrite: each writes its own share of the keys "
+                    + "(load, fillseq) or its own random keys (overwrite). Default: ${DEFAULT-VALUE}.")
+    long writers;
+
     @Option(names = "--seed", paramLabel = "N", converter = CountConverter.class, defaultValue = "42",
             description = "Seed of the load order, the keys chosen and the values. Default: ${DEFAULT-VALUE}.")
     long seed;
@@ -159,6 +164,7 @@ public final class DbArgs {
             throw new UsageException("--zipf-theta must be in (0, 1): " + zipfTheta);
         }
         int threadCount = (int) Check.range("--threads", threads, 1, 256);
+        int writerCount = (int) Check.range("--writers", writers, 1, 256);
         long cache = Check.range("--cache-mb", cacheMb, 0, 1 << 20);
         long remixMemtable = Check.range("--remix-memtable-mb", remixMemtableMb, 1, 1 << 16);
         long rocksWriteBuffer = Check.range("--rocks-write-buffer-mb", rocksWriteBufferMb, 1, 1 << 16);
@@ -167,7 +173,7 @@ public final class DbArgs {
             throw new UsageException("--heap must be a JVM heap size like 4g or 512m: " + heap);
         }
         return new DbOptions(List.copyOf(expanded), phaseSpecs, List.copyOf(storeNames), keyCount, readCount, seekCount,
-                scanCount, writeCount, deleteCount, values, d, zipfTheta, threadCount, seed, cache, remixMemtable,
+                scanCount, writeCount, deleteCount, values, d, zipfTheta, threadCount, writerCount, seed, cache, remixMemtable,
                 rocksWriteBuffer, reuseCursors, heapSize, splitJvmOpts(jvmOpts), jfr, dir, keep, json, chart,
                 !noProgress, quick);
     }

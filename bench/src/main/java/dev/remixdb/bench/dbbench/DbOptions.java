@@ -13,7 +13,7 @@ import java.util.Map;
  */
 public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<String> stores, long keys,
                         long reads, long seeks, long scans, long writes, long deletes, int valueSize,
-                        KeyChooser.Dist dist, double zipfTheta, int threads, long seed, long cacheMb,
+                        KeyChooser.Dist dist, double zipfTheta, int threads, int writers, long seed, long cacheMb,
                         long remixMemtableMb, long rocksWriteBufferMb, boolean reuseCursors, String heap,
                         List<String> jvmOpts, Path jfr, Path dir, boolean keep, Path json, Path chart,
                         boolean progress, boolean quick) {
@@ -44,6 +44,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         add(a, "dist", dist.label());
         add(a, "zipf-theta", Double.toString(zipfTheta));
         add(a, "threads", threads);
+        add(a, "writers", writers);
         add(a, "seed", seed);
         add(a, "cache-mb", cacheMb);
         add(a, "remix-memtable-mb", remixMemtableMb);
@@ -79,6 +80,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         m.put("dist", dist.label());
         m.put("zipfTheta", dist == KeyChooser.Dist.ZIPF ? (Object) zipfTheta : null);
         m.put("threads", threads);
+        m.put("writers", writers);
         m.put("seed", seed);
         m.put("cacheMb", cacheMb);
         m.put("remixMemtableMb", remixMemtableMb);

@@ -6,8 +6,8 @@ package dev.remixdb.bench.dbbench;
  * (never loaded or deleted). Readers check answers against it. One byte per key: 4 MB for the
  * default 4M keys. Generations wrap within 1..255; a value from 255 phases ago is not expected.
  *
- * <p>Written by one thread at a time (write phases are single-threaded; readwhilewriting keeps its
- * writer's changes aside and applies them after the readers stopped), read by many.
+ * <p>Written by one thread at a time (write phases with several writers, and readwhilewriting, keep their
+ * changes aside and apply them after the phase), read by many.
  */
 public final class LiveKeys {
     private final byte[] gens;

@@ -38,7 +38,8 @@ public record PhaseResult(String phase, String store, String kind, int threads, 
     /** RemixDB's own counters after the phase ({@link dev.remixdb.Stats}). */
     public record RemixCounters(double storeWriteAmplification, long blockCacheBytes, int partitions, int tables,
                                 long compactionsMinor, long compactionsMajor, long compactionsSplit,
-                                long compactionsAbort, double stallSeconds) implements StoreCounters {}
+                                long compactionsAbort, double stallSeconds, double slowdownSeconds)
+            implements StoreCounters {}
 
     /**
      * RocksDB's properties after the phase.

@@ -119,7 +119,9 @@ final class PhaseRunner {
     private PhaseResult result(PhaseSpec p, Outcome out, Checker check, double settle, ProcSample before,
                                ProcSample after) throws Exception {
         Histogram h = out.histogram();
-        int threads = p.kind() == PhaseSpec.Kind.READWHILEWRITING || p.reads() ? o.threads() : 1;
+        int threads = p.kind() == PhaseSpec.Kind.READWHILEWRITING || p.reads() ? o.threads()
+                : p.kind() == PhaseSpec.Kind.LOAD || p.kind() == PhaseSpec.Kind.FILLSEQ
+                        || p.kind() == PhaseSpec.Kind.OVERWRITE ? o.writers() : 1;
         long bytesWritten = after.writtenSince(before);
         boolean writes = p.kind().writes();
         long disk = DirSize.of(dir);
@@ -154,16 +156,19 @@ final class PhaseRunner {
         return b.toString();
     }
 
-    // ---- write phases (one thread) ----
+    // ---- write phases (one thread; load, fillseq and overwrite on --writers threads) ----
 
     private Outcome fill(PhaseSpec p, int index) throws Exception {
         long n = o.keys();
         Permutation order = p.kind() == PhaseSpec.Kind.LOAD ? new Permutation(n, o.seed() ^ LOAD_SALT) : null;
         int gen = live.newGeneration();
-        Outcome out = parallel(p, 1, n, (t, ops, h, ticker) -> {
+        int writers = o.writers();
+        Outcome out = parallel(p, writers, n, (t, ops, h, ticker) -> {
             byte[] key = new byte[Keys.BYTES];
             byte[] value = values.newBuffer();
-            for (long j = 0; j < ops; j++) {
+            // Thread t writes positions [first, first + ops) of the order: the shares of parallel().
+            long first = t * (n / writers) + Math.min(t, n % writers);
+            for (long j = first; j < first + ops; j++) {
                 long i = order == null ? j : order.apply(j);
                 Keys.format(i, key);
                 values.fill(i, gen, value);
@@ -182,11 +187,19 @@ final class PhaseRunner {
 
     private Outcome overwrite(PhaseSpec p, int index) throws Exception {
         int gen = live.newGeneration();
-        KeyChooser chooser = chooser(index, 0);
         long n = o.writes();
-        Outcome out = parallel(p, 1, n, (t, ops, h, ticker) -> {
+        KeyChooser[] choosers = new KeyChooser[o.writers()];
+        for (int t = 0; t < choosers.length; t++) {
+            choosers[t] = chooser(index, t);
+        }
+        // With several writers each keeps the keys it wrote (LiveKeys takes one writer at a time);
+        // they are recorded after the phase, which the answers checked later need only then.
+        long[][] written = new long[o.writers()][];
+        Outcome out = parallel(p, o.writers(), n, (t, ops, h, ticker) -> {
+            KeyChooser chooser = choosers[t];
             byte[] key = new byte[Keys.BYTES];
             byte[] value = values.newBuffer();
+            long[] mine = o.writers() > 1 ? new long[(int) ops] : null;
             for (long j = 0; j < ops; j++) {
                 long i = chooser.next();
                 Keys.format(i, key);
@@ -194,11 +207,23 @@ final class PhaseRunner {
                 long t0 = System.nanoTime();
                 store.put(key, value);
                 h.recordValue(System.nanoTime() - t0);
-                live.set(i, gen);
+                if (mine == null) {
+                    live.set(i, gen);
+                } else {
+                    mine[(int) j] = i;
+                }
                 ticker.tick();
             }
+            written[t] = mine;
             return 0;
         });
+        for (long[] keys : written) {
+            if (keys != null) {
+                for (long i : keys) {
+                    live.set(i, gen);
+                }
+            }
+        }
         return withUserBytes(out, n * o.entryBytes(), null, null);
     }
 

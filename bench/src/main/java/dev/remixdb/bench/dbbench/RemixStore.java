@@ -94,7 +94,7 @@ final class RemixStore implements Store {
         Stats s = db.stats();
         return new PhaseResult.RemixCounters(s.writeAmplification(), s.blockCacheBytes(), s.partitions(), s.tables(),
                 s.compactions().minor(), s.compactions().major(), s.compactions().split(), s.compactions().abort(),
-                s.stallNanos() / 1e9);
+                s.stallNanos() / 1e9, s.slowdownNanos() / 1e9);
     }
 
     @Override

@@ -1,0 +1,175 @@
+package dev.remixdb.engine;
+
+import dev.remixdb.files.StoreDirectory;
+import dev.remixdb.wal.WalWriter;
+
+import java.io.IOException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The WAL's background work, on one daemon thread, so that writers never wait for it:
+ * <ul>
+ *   <li>writes what the current WAL has buffered once its oldest byte is {@code interval} old (when
+ *       buffering is on), so that a write that was not synced still reaches the operating system
+ *       within that time, while a busy store packs many writes into each record and system call;</li>
+ *   <li>syncs and closes the WALs a memtable switch retired ({@link #retire}), then syncs the
+ *       directory (the new WAL's entry): that fsync covers a whole memtable's log and can take a
+ *       long time (on ext4 a directory fsync commits the journal, which writes out that log too),
+ *       which the writer that switched memtables must not spend. {@link #awaitRetired()} lets a
+ *       sync wait for it.</li>
+ * </ul>
+ * The thread parks while there is nothing to do; the write path wakes it ({@link #poke()}).
+ */
+final class WalFlusher implements AutoCloseable {
+    private final Supplier<WalWriter> current;
+    private final StoreDirectory dir;
+    private final long intervalNanos;
+    private final Consumer<IOException> onFailure;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<WalWriter> retired = new ConcurrentLinkedQueue<>();
+    private final Object retiredDone = new Object();
+    /** The first failure to close a retired WAL (guarded by retiredDone). */
+    private IOException retireFailure;
+    private volatile boolean parked;
+    private volatile boolean stopped;
+
+    /**
+     * @param current        the WAL that takes writes now
+     * @param intervalNanos  how long a write may stay buffered; 0 when the write path writes at once
+     * @param onFailure      told when a write or a sync fails (the store then stops taking writes)
+     */
+    WalFlusher(Supplier<WalWriter> current, StoreDirectory dir, long intervalNanos, Consumer<IOException> onFailure,
+               String name) {
+        this.current = current;
+        this.dir = dir;
+        this.intervalNanos = intervalNanos;
+        this.onFailure = onFailure;
+        this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::loop);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Something was buffered: wakes the thread if it parked for want of work. Cheap when it did not. */
+    void poke() {
+        if (parked) {
+            parked = false;
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /**
+     * Hands over a WAL a memtable switch replaced, written out already: synced and closed here, and
+     * the directory synced after it (for the entry of the WAL that replaced it).
+     */
+    void retire(WalWriter wal) {
+        retired.add(wal);
+        LockSupport.unpark(thread);
+    }
+
+    /**
+     * Waits until every retired WAL is synced and closed.
+     *
+     * @throws IOException when one could not be: what it held is not known to be durable
+     */
+    void awaitRetired() throws IOException {
+        synchronized (retiredDone) {
+            while (!retired.isEmpty() && thread.isAlive()) {
+                try {
+                    retiredDone.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while waiting for an older WAL's sync", e);
+                }
+            }
+            if (retireFailure != null) {
+                throw new IOException("an older WAL could not be synced: " + retireFailure.getMessage(), retireFailure);
+            }
+        }
+        if (!thread.isAlive()) {
+            closeRetired();  // the thread stopped: finish here
+        }
+    }
+
+    private void loop() {
+        while (!stopped) {
+            if (closeRetired()) {
+                continue;
+            }
+            WalWriter wal = current.get();
+            if (intervalNanos == 0 || wal.bufferedBytes() == 0) {
+                // Announce the park, then look again: a writer that buffers (or retires) after this
+                // sees 'parked' (both are volatile), and one that did before is seen here.
+                parked = true;
+                if ((intervalNanos == 0 || wal.bufferedBytes() == 0) && retired.isEmpty() && !stopped) {
+                    LockSupport.park(this);
+                }
+                parked = false;
+                continue;
+            }
+            long wait = wal.bufferedSinceNanos() + intervalNanos - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+                continue;
+            }
+            try {
+                // A WAL a memtable switch closed meanwhile was flushed by its close: this does nothing.
+                wal.flush();
+            } catch (IOException e) {
+                onFailure.accept(e);
+                return;
+            }
+        }
+        closeRetired();
+    }
+
+    /**
+     * Syncs and closes the retired WALs, then syncs the directory; true when there were some.
+     * Serialized: each is closed once.
+     */
+    private synchronized boolean closeRetired() {
+        boolean any = false;
+        for (WalWriter w = retired.peek(); w != null; w = retired.peek()) {
+            any = true;
+            try {
+                w.close();
+                dir.sync();
+            } catch (IOException e) {
+                synchronized (retiredDone) {
+                    if (retireFailure == null) {
+                        retireFailure = e;
+                    }
+                }
+                onFailure.accept(e);
+            }
+            retired.poll();
+            synchronized (retiredDone) {
+                retiredDone.notifyAll();
+            }
+        }
+        return any;
+    }
+
+    /** Stops the thread after it has closed the retired WALs (what is buffered stays for the WAL's close). */
+    @Override
+    public void close() {
+        stopped = true;
+        LockSupport.unpark(thread);
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        closeRetired();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,705 @@
+package dev.remixdb.memtable;
+
+import static dev.remixdb.memtable.ChunkAllocator.NULL;
+
+import dev.remixdb.remix.Keys;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * The ordered index of a {@link Memtable}: a B+-tree over entry handles, ordered by key ascending,
+ * then seq descending, built for a single writer and any number of lock-free readers.
+ *
+ * <p>Why not a skip list: an insert into a skip list of n entries follows about log4(n) levels of
+ * pointers, and below the few cached top levels every hop is a cache miss, a dependent one. Here a
+ * search reads two or three inner nodes (the upper ones stay cached) and one leaf, each a contiguous
+ * array: slots are found by binary search over 8-byte key prefixes stored in the node, so most steps
+ * compare two longs in memory already fetched, and the entry itself is read only when prefixes tie.
+ *
+ * <p>Prefixes: a node's keys all lie between its low and high fence keys, so they share the bytes
+ * the two fences share ({@code skip} of them); a slot's prefix is the 8 key bytes after those,
+ * big-endian, zero-padded. Keys with long common prefixes (user1234...) still get distinct prefixes.
+ *
+ * <p>Node layout (native order, in the memtable's chunks; leaves and inner nodes alike):
+ * <pre>
+ * offset        size   field
+ * 0             8      version: a seqlock, odd while the writer changes the node
+ * 8             4      count: slots in use (leaf: entries; inner: children)
+ * 12            4      level: 0 for a leaf
+ * 16            8      right sibling, 0 at the right end (B-link: readers that raced a split follow it)
+ * 24            8      left sibling (leaves only), 0 at the left end
+ * 32            8      low fence: entry whose (key, seq) is the node's lower bound, 0 for minus infinity
+ * 40            8      high fence: the right sibling's low fence (exclusive), 0 for plus infinity
+ * 48            4      skip: bytes every key of the node shares
+ * 56            8 CAP  prefixes (leaf: of slot i's key; inner: of separator i, i &gt;= 1)
+ * 56 + 8 CAP    8 CAP  leaf: entry handles; inner: separator i (an entry: the low fence of child i), i &gt;= 1
+ * 56 + 16 CAP   8 CAP  inner only: child handles
+ * </pre>
+ *
+ * <p>Concurrency: the writer changes a node between two increments of its version (odd, then even
+ * with a release store); a reader reads the version, the fields it needs, and the version again, and
+ * starts over from the root if the node changed. Slots only ever hold valid handles or 0 (fresh
+ * memory is zeroed and shifts copy whole handles), so a reader racing a change reads stale values,
+ * never garbage, and checks 0 before using one. A split first builds the new right node completely,
+ * then links it into its left sibling (right pointer, high fence) under the left node's seqlock, then
+ * adds it to the parent: a reader that reached the left node with a key at or past its high fence
+ * moves right. Nothing is ever removed, so a handle a reader holds stays valid.
+ */
+final class LeafTree implements OrderedIndex {
+    static final int LEAF_CAP = 64;
+    static final int INNER_CAP = 64;
+
+    private static final int VERSION = 0;
+    private static final int COUNT = 8;
+    private static final int LEVEL = 12;
+    private static final int RIGHT = 16;
+    private static final int LEFT = 24;
+    private static final int LOW = 32;
+    private static final int HIGH = 40;
+    private static final int SKIP = 48;
+    private static final int SLOTS = 56;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
+
+    private final ChunkAllocator memory;
+    private final Entries entries;
+    /** The root node; the writer publishes a new one (after building it) with a volatile store. */
+    private volatile long root;
+    /** Writer-only: the inner nodes on the path to the last leaf searched, and the child index in each. */
+    private final long[] pathNodes = new long[32];
+    private final int[] pathIndex = new int[32];
+    private int pathDepth;
+
+    LeafTree(ChunkAllocator memory, Entries entries) {
+        this.memory = memory;
+        this.entries = entries;
+        this.root = newNode(0, NULL, NULL);
+    }
+
+    private static long leafBytes() {
+        return SLOTS + 16L * LEAF_CAP;
+    }
+
+    private static long innerBytes() {
+        return SLOTS + 24L * INNER_CAP;
+    }
+
+    private long newNode(int level, long low, long high) {
+        long n = memory.allocate(level == 0 ? leafBytes() : innerBytes());
+        MemorySegment s = memory.segment(n);
+        long at = ChunkAllocator.offset(n);
+        s.set(INT, at + LEVEL, level);
+        s.set(LONG, at + LOW, low);
+        s.set(LONG, at + HIGH, high);
+        s.set(INT, at + SKIP, fenceSkip(low, high));
+        return n;
+    }
+
+    /** Bytes all keys between the two fences share: the fences' common prefix (0 when one is open). */
+    private int fenceSkip(long low, long high) {
+        if (low == NULL || high == NULL) {
+            return 0;
+        }
+        return Keys.commonPrefix(entries.segment(low), entries.keyOffset(low), entries.keyLength(low),
+                entries.segment(high), entries.keyOffset(high), entries.keyLength(high));
+    }
+
+    // ---------------------------------------------------------------- node fields
+
+    private int cap(long node) {
+        return level(node) == 0 ? LEAF_CAP : INNER_CAP;
+    }
+
+    long version(long node) {
+        return (long) LONG_VH.getAcquire(memory.segment(node), ChunkAllocator.offset(node) + VERSION);
+    }
+
+    int count(long node) {
+        return memory.segment(node).get(INT, ChunkAllocator.offset(node) + COUNT);
+    }
+
+    int level(long node) {
+        return memory.segment(node).get(INT, ChunkAllocator.offset(node) + LEVEL);
+    }
+
+    long right(long node) {
+        return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + RIGHT);
+    }
+
+    long left(long node) {
+        return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + LEFT);
+    }
+
+
+
+    private long high(long node) {
+        return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + HIGH);
+    }
+
+    private int skip(long node) {
+        return memory.segment(node).get(INT, ChunkAllocator.offset(node) + SKIP);
+    }
+
+    private long prefixAt(long node, int i) {
+        return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + SLOTS + 8L * i);
+    }
+
+    /** Leaf: the entry in slot i; inner: separator i. */
+    long handleAt(long node, int i, int cap) {
+        return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + SLOTS + 8L * cap + 8L * i);
+    }
+
+    private long childAt(long node, int i) {
+        return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + SLOTS + 16L * INNER_CAP + 8L * i);
+    }
+
+    /** The reads since {@code v} saw one state of the node: its version is still {@code v}. */
+    boolean unchanged(long node, long v) {
+        VarHandle.loadLoadFence();
+        return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + VERSION) == v;
+    }
+
+    /** Waits out a change in progress; returns the even version to validate against. */
+    long stableVersion(long node) {
+        long v = version(node);
+        while ((v & 1) != 0) {
+            Thread.onSpinWait();
+            v = version(node);
+        }
+        return v;
+    }
+
+    private void beginWrite(long node) {
+        MemorySegment s = memory.segment(node);
+        long at = ChunkAllocator.offset(node) + VERSION;
+        s.set(LONG, at, s.get(LONG, at) + 1);
+        VarHandle.storeStoreFence();
+    }
+
+    private void endWrite(long node) {
+        MemorySegment s = memory.segment(node);
+        long at = ChunkAllocator.offset(node) + VERSION;
+        LONG_VH.setRelease(s, at, s.get(LONG, at) + 1);
+    }
+
+    // ---------------------------------------------------------------- keys
+
+    /** The 8 bytes of {@code key} after its first {@code skip}, big-endian, zero-padded. */
+    private static long prefix(MemorySegment key, long off, int len, int skip) {
+        int rest = len - skip;
+        if (rest >= 8) {
+            return key.get(LONG_BE, off + skip);
+        }
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = p << 8 | (i < rest ? Byte.toUnsignedLong(key.get(ValueLayout.JAVA_BYTE, off + skip + i)) : 0);
+        }
+        return p;
+    }
+
+    /**
+     * Order of (key, seq) against the entry {@code e} whose prefix in a node with {@code skip} is
+     * {@code ePrefix}: negative when (key, seq) comes first. Keys ascend, seqs descend.
+     */
+    private int compareTo(MemorySegment key, long off, int len, long seq, long keyPrefix, long e, long ePrefix, int skip) {
+        if (keyPrefix != ePrefix) {
+            return Long.compareUnsigned(keyPrefix, ePrefix);
+        }
+        int c = Keys.compare(key, off + skip, len - skip, entries.segment(e), entries.keyOffset(e) + skip,
+                entries.keyLength(e) - skip);
+        return c != 0 ? c : Long.compare(entries.seq(e), seq);
+    }
+
+    /** Order of (key, seq) against entry {@code e}, from the first byte. */
+    private int compareTo(MemorySegment key, long off, int len, long seq, long e) {
+        int c = Keys.compare(key, off, len, entries.segment(e), entries.keyOffset(e), entries.keyLength(e));
+        return c != 0 ? c : Long.compare(entries.seq(e), seq);
+    }
+
+    /**
+     * In a node read between version checks: the number of slots (leaf) or separators (inner, from
+     * index 1) at or below (key, seq) — for a leaf with {@code strict}, below it. Returns -1 when it
+     * met a 0 handle, which only a torn read can show.
+     */
+    private int rank(long node, int count, int cap, MemorySegment key, long off, int len, long seq, boolean leaf,
+                     boolean strict) {
+        int skip = skip(node);
+        long p = prefix(key, off, len, skip);
+        int lo = leaf ? 0 : 1;
+        int hi = count - 1;
+        // Invariant: slots below lo are (at or) below the key, slots above hi are above it.
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long e = handleAt(node, mid, cap);
+            if (e == NULL) {
+                return -1;
+            }
+            int c = compareTo(key, off, len, seq, p, e, prefixAt(node, mid), skip);
+            if (c > 0 || (c == 0 && !strict)) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /** Whether (key, seq) is at or past the node's high fence, so that it belongs to a right sibling. */
+    private boolean pastHigh(long node, MemorySegment key, long off, int len, long seq) {
+        long h = high(node);
+        return h != NULL && compareTo(key, off, len, seq, h) >= 0;
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    /**
+     * A position found by a reader: the leaf, the slot, and the leaf's version when read. {@code slot}
+     * may equal the leaf's count (past its last entry).
+     */
+    record Found(long leaf, int slot, long version) {}
+
+    /**
+     * The leaf and slot of the first entry at or after (key, seq); the slot may equal the leaf's
+     * count (the entry is then the first of a leaf further right).
+     */
+    Found find(MemorySegment key, long off, int len, long seq) {
+        for (;;) {
+            Found f = tryFind(key, off, len, seq);
+            if (f != null) {
+                return f;
+            }
+        }
+    }
+
+    private Found tryFind(MemorySegment key, long off, int len, long seq) {
+        long node = root;
+        for (;;) {
+            long v = stableVersion(node);
+            int level = level(node);
+            if (pastHigh(node, key, off, len, seq)) {
+                long r = right(node);
+                if (!unchanged(node, v) || r == NULL) {
+                    return null;
+                }
+                node = r;
+                continue;
+            }
+            int count = count(node);
+            if (level == 0) {
+                int slot = rank(node, count, LEAF_CAP, key, off, len, seq, true, true);
+                if (slot < 0 || !unchanged(node, v)) {
+                    return null;
+                }
+                return new Found(node, slot, v);
+            }
+            int i = rank(node, count, INNER_CAP, key, off, len, seq, false, false) - 1;
+            if (i < 0) {
+                return null;
+            }
+            long child = childAt(node, i);
+            if (child == NULL || !unchanged(node, v)) {
+                return null;
+            }
+            node = child;
+        }
+    }
+
+    /** The leftmost leaf. */
+    long firstLeaf() {
+        for (;;) {
+            long node = root;
+            boolean torn = false;
+            while (level(node) > 0) {
+                long v = stableVersion(node);
+                long child = childAt(node, 0);
+                if (child == NULL || !unchanged(node, v)) {
+                    torn = true;
+                    break;
+                }
+                node = child;
+            }
+            if (!torn) {
+                return node;
+            }
+        }
+    }
+
+    /** The rightmost leaf. */
+    long lastLeaf() {
+        for (;;) {
+            long node = root;
+            boolean torn = false;
+            while (true) {
+                long v = stableVersion(node);
+                long r = right(node);
+                if (r != NULL) {
+                    if (!unchanged(node, v)) {
+                        torn = true;
+                        break;
+                    }
+                    node = r;
+                    continue;
+                }
+                if (level(node) == 0) {
+                    return node;
+                }
+                int count = count(node);
+                long child = count > 0 ? childAt(node, count - 1) : NULL;
+                if (child == NULL || !unchanged(node, v)) {
+                    torn = true;
+                    break;
+                }
+                node = child;
+            }
+            if (torn) {
+                continue;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- writing (one writer)
+
+    @Override
+    public long allocate(long entryBytes) {
+        return memory.allocate(entryBytes);
+    }
+
+    /**
+     * The entry at or after (key, seq) in its leaf, or 0 (the writer sees no concurrent change),
+     * remembering the path for {@link #insert}.
+     */
+    @Override
+    public long locate(MemorySegment key, long off, int len, long seq) {
+        long node = root;
+        int depth = 0;
+        while (level(node) > 0) {
+            int i = rank(node, count(node), INNER_CAP, key, off, len, seq, false, false) - 1;
+            pathNodes[depth] = node;
+            pathIndex[depth] = i;
+            depth++;
+            node = childAt(node, i);
+        }
+        pathNodes[depth] = node;
+        int slot = rank(node, count(node), LEAF_CAP, key, off, len, seq, true, true);
+        pathIndex[depth] = slot;
+        pathDepth = depth;
+        return slot < count(node) ? handleAt(node, slot, LEAF_CAP) : NULL;
+    }
+
+    /** Inserts entry {@code e} where the last {@link #locate} ended; the slot there holds a larger entry or none. */
+    @Override
+    public void insert(long e, MemorySegment key, long off, int len, long seq) {
+        int depth = pathDepth;
+        long leaf = pathNodes[depth];
+        int slot = pathIndex[depth];
+        if (count(leaf) == LEAF_CAP) {
+            long right = split(leaf, depth);
+            int half = count(leaf);
+            // An entry at 'half' would sort before the right node's first (its low fence): left.
+            if (slot > half) {
+                leaf = right;
+                slot -= half;
+            }
+        }
+        insertSlot(leaf, slot, e, NULL);
+    }
+
+    /**
+     * Puts entry {@code handle} into slot {@code i} of a node with room: in a leaf, the entry; in an
+     * inner node, separator i with {@code child} as child i.
+     */
+    private void insertSlot(long node, int i, long handle, long child) {
+        MemorySegment s = memory.segment(node);
+        long at = ChunkAllocator.offset(node);
+        int count = count(node);
+        boolean inner = level(node) > 0;
+        int cap = inner ? INNER_CAP : LEAF_CAP;
+        long p = prefix(entries.segment(handle), entries.keyOffset(handle), entries.keyLength(handle), skip(node));
+        beginWrite(node);
+        int moved = count - i;
+        if (moved > 0) {
+            MemorySegment.copy(s, at + SLOTS + 8L * i, s, at + SLOTS + 8L * (i + 1), 8L * moved);
+            MemorySegment.copy(s, at + SLOTS + 8L * cap + 8L * i, s, at + SLOTS + 8L * cap + 8L * (i + 1), 8L * moved);
+            if (inner) {
+                long c = at + SLOTS + 16L * INNER_CAP;
+                MemorySegment.copy(s, c + 8L * i, s, c + 8L * (i + 1), 8L * moved);
+            }
+        }
+        s.set(LONG, at + SLOTS + 8L * i, p);
+        s.set(LONG, at + SLOTS + 8L * cap + 8L * i, handle);
+        if (inner) {
+            s.set(LONG, at + SLOTS + 16L * INNER_CAP + 8L * i, child);
+        }
+        s.set(INT, at + COUNT, count + 1);
+        endWrite(node);
+    }
+
+    /**
+     * Splits the full node {@code pathNodes[depth]} in two: the upper half moves to a new right
+     * sibling, which is then added to the parent (splitting it in turn when full). Returns the new
+     * right node.
+     */
+    private long split(long node, int depth) {
+        int level = level(node);
+        int cap = cap(node);
+        int count = count(node);
+        int half = count / 2;
+        long sep = handleAt(node, half, cap);
+        long oldHigh = high(node);
+        long right = newNode(level, sep, oldHigh);
+        MemorySegment rs = memory.segment(right);
+        long ra = ChunkAllocator.offset(right);
+        int rskip = skip(right);
+        // Inner nodes: the separator at 'half' becomes the right node's low fence; its child is the
+        // right node's child 0, with no separator of its own.
+        for (int i = half; i < count; i++) {
+            int j = i - half;
+            long h = handleAt(node, i, cap);
+            if (level == 0 || j > 0) {
+                rs.set(LONG, ra + SLOTS + 8L * j, prefix(entries.segment(h), entries.keyOffset(h), entries.keyLength(h), rskip));
+                rs.set(LONG, ra + SLOTS + 8L * cap + 8L * j, h);
+            }
+            if (level > 0) {
+                rs.set(LONG, ra + SLOTS + 16L * INNER_CAP + 8L * j, childAt(node, i));
+            }
+        }
+        rs.set(INT, ra + COUNT, count - half);
+        long oldRight = right(node);
+        rs.set(LONG, ra + RIGHT, oldRight);
+        if (level == 0) {
+            rs.set(LONG, ra + LEFT, node);
+        }
+        // The left half: fewer slots, the new right link and high fence, and (with the tighter fences)
+        // possibly a larger skip, so its prefixes are redone. One seqlock section.
+        MemorySegment ls = memory.segment(node);
+        long la = ChunkAllocator.offset(node);
+        int lskip = fenceSkip(ls.get(LONG, la + LOW), sep);
+        beginWrite(node);
+        ls.set(INT, la + COUNT, half);
+        ls.set(LONG, la + RIGHT, right);
+        ls.set(LONG, la + HIGH, sep);
+        if (lskip != skip(node)) {
+            ls.set(INT, la + SKIP, lskip);
+            for (int i = level == 0 ? 0 : 1; i < half; i++) {
+                long h = handleAt(node, i, cap);
+                ls.set(LONG, la + SLOTS + 8L * i, prefix(entries.segment(h), entries.keyOffset(h), entries.keyLength(h), lskip));
+            }
+        }
+        endWrite(node);
+        if (level == 0 && oldRight != NULL) {
+            // Under the neighbour's seqlock, so that a reader stepping left from it sees old or new
+            // whole; one that saw the old left node walks right from it to find this one.
+            beginWrite(oldRight);
+            memory.segment(oldRight).set(LONG, ChunkAllocator.offset(oldRight) + LEFT, right);
+            endWrite(oldRight);
+        }
+        addToParent(node, right, sep, depth);
+        return right;
+    }
+
+    /** Adds {@code right} (low fence {@code sep}) just after {@code left} in the parent, growing the tree at the root. */
+    private void addToParent(long left, long right, long sep, int depth) {
+        if (depth == 0) {
+            long r = newNode(level(left) + 1, NULL, NULL);
+            MemorySegment s = memory.segment(r);
+            long at = ChunkAllocator.offset(r);
+            s.set(LONG, at + SLOTS + 16L * INNER_CAP, left);
+            s.set(LONG, at + SLOTS + 8L, prefix(entries.segment(sep), entries.keyOffset(sep), entries.keyLength(sep), 0));
+            s.set(LONG, at + SLOTS + 8L * INNER_CAP + 8L, sep);
+            s.set(LONG, at + SLOTS + 16L * INNER_CAP + 8L, right);
+            s.set(INT, at + COUNT, 2);
+            // Everything below is in place: publish the new root.
+            root = r;
+            // The path now has one more level on top.
+            System.arraycopy(pathNodes, 0, pathNodes, 1, pathNodes.length - 1);
+            System.arraycopy(pathIndex, 0, pathIndex, 1, pathIndex.length - 1);
+            pathNodes[0] = r;
+            pathIndex[0] = 0;
+            pathDepth++;
+            return;
+        }
+        long parent = pathNodes[depth - 1];
+        int i = pathIndex[depth - 1] + 1;
+        if (count(parent) == INNER_CAP) {
+            long parentRight = split(parent, depth - 1);
+            // After the split above, 'depth' may have moved down by one (a new root).
+            // A child right after the left half's last one sorts before the right half's low fence.
+            int half = count(parent);
+            if (i > half) {
+                parent = parentRight;
+                i -= half;
+            }
+        }
+        insertSlot(parent, i, sep, right);
+    }
+
+    // ---------------------------------------------------------------- positions
+
+    @Override
+    public Position position() {
+        return new LeafPosition();
+    }
+
+    /**
+     * A reader's place: a leaf, a slot in it, and the leaf's version when the slot was read. Moving
+     * within a leaf that has not changed since costs no search; once it has changed (an insert shifted
+     * its slots, or a split moved half of them away) the position is found again from the root by
+     * the current entry's key and seq, which never change.
+     */
+    private final class LeafPosition implements Position {
+        private long leaf;
+        private int slot;
+        private long version;
+        private long node;
+
+        @Override
+        public long seekCeiling(MemorySegment key, long off, int len, long seq) {
+            for (;;) {
+                Found f = find(key, off, len, seq);
+                if (forward(f.leaf(), f.slot(), f.version())) {
+                    return node;
+                }
+            }
+        }
+
+        @Override
+        public long seekBefore(MemorySegment key, long off, int len, long seq) {
+            for (;;) {
+                Found f = find(key, off, len, seq);
+                if (backward(f.leaf(), f.slot() - 1, f.version())) {
+                    return node;
+                }
+            }
+        }
+
+        @Override
+        public long first() {
+            for (;;) {
+                long l = firstLeaf();
+                if (forward(l, 0, stableVersion(l))) {
+                    return node;
+                }
+            }
+        }
+
+        @Override
+        public long last() {
+            for (;;) {
+                long l = lastLeaf();
+                long v = stableVersion(l);
+                int c = count(l);
+                if (unchanged(l, v) && backward(l, c - 1, v)) {
+                    return node;
+                }
+            }
+        }
+
+        @Override
+        public long next() {
+            long n = node;
+            if (version(leaf) == version && forward(leaf, slot + 1, version)) {
+                return node;
+            }
+            // The leaf changed: find the first entry after the current one again. Its seq is at
+            // least 0, so (key, seq - 1) is the next place in the order.
+            return seekCeiling(entries.segment(n), entries.keyOffset(n), entries.keyLength(n), entries.seq(n) - 1);
+        }
+
+        @Override
+        public long prev() {
+            long n = node;
+            if (version(leaf) == version && backward(leaf, slot - 1, version)) {
+                return node;
+            }
+            return seekBefore(entries.segment(n), entries.keyOffset(n), entries.keyLength(n), entries.seq(n));
+        }
+
+        /**
+         * Lands on slot {@code s} of leaf {@code l} (version {@code v} when {@code s} was chosen), or on
+         * the first entry of a leaf to its right when {@code s} is past its end; false when a leaf
+         * changed meanwhile and the move must be found again.
+         */
+        private boolean forward(long l, int s, long v) {
+            for (;;) {
+                int c = count(l);
+                if (s < c) {
+                    long e = handleAt(l, s, LEAF_CAP);
+                    if (e == NULL || !unchanged(l, v)) {
+                        return false;
+                    }
+                    return land(l, s, v, e);
+                }
+                long r = right(l);
+                if (!unchanged(l, v)) {
+                    return false;
+                }
+                if (r == NULL) {
+                    return land(l, c, v, NULL);
+                }
+                l = r;
+                s = 0;
+                v = stableVersion(l);
+            }
+        }
+
+        /**
+         * Lands on slot {@code s} of leaf {@code l}, or on the last entry of a leaf to its left when
+         * {@code s} is negative; false when a leaf changed meanwhile.
+         */
+        private boolean backward(long l, int s, long v) {
+            for (;;) {
+                if (s >= 0) {
+                    long e = s < count(l) ? handleAt(l, s, LEAF_CAP) : NULL;
+                    if (e == NULL || !unchanged(l, v)) {
+                        return false;
+                    }
+                    return land(l, s, v, e);
+                }
+                long p = left(l);
+                if (!unchanged(l, v)) {
+                    return false;
+                }
+                if (p == NULL) {
+                    return land(l, -1, v, NULL);
+                }
+                // A split of the left neighbour may not be linked from here yet: its new right half
+                // is found by walking right from it until the leaf whose right sibling is this one.
+                long pv = stableVersion(p);
+                long pr = right(p);
+                while (pr != l) {
+                    if (!unchanged(p, pv) || pr == NULL) {
+                        return false;
+                    }
+                    p = pr;
+                    pv = stableVersion(p);
+                    pr = right(p);
+                }
+                int pc = count(p);
+                if (!unchanged(p, pv)) {
+                    return false;
+                }
+                l = p;
+                s = pc - 1;
+                v = pv;
+            }
+        }
+
+        private boolean land(long l, int s, long v, long e) {
+            leaf = l;
+            slot = s;
+            version = v;
+            node = e;
+            return true;
+        }
+    }
+
+    /** Native bytes a node of the given level takes. */
+    static long nodeBytes(int level) {
+        return level == 0 ? leafBytes() : innerBytes();
+    }
+}

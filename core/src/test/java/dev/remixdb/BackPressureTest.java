@@ -1,0 +1,162 @@
+package dev.remixdb;
+
+import dev.remixdb.compaction.CompactionPlan;
+import dev.remixdb.compaction.CompactionPolicy;
+import dev.remixdb.compaction.PartitionStats;
+import dev.remixdb.compaction.RemixDbPolicy;
+import dev.remixdb.io.PageMemory;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A writer faster than compaction: it fills new memtables while earlier ones wait for compaction,
+ * up to {@link Options#maxFrozenMemtables()}, is slowed and at worst stopped, but no write fails,
+ * no more memtables than that wait at once, and every write is there afterwards. And a store closed
+ * while a writer stands still gives that writer {@link ClosedException} and releases everything.
+ */
+class BackPressureTest {
+    @TempDir
+    Path dir;
+
+    /** The store's own policy, after a wait: a compaction much slower than the writer. */
+    static final class SlowPolicy implements CompactionPolicy {
+        private final CompactionPolicy inner;
+        private final long sleepMillis;
+        private final CountDownLatch gate;
+        final AtomicInteger plans = new AtomicInteger();
+
+        SlowPolicy(long sleepMillis, CountDownLatch gate) {
+            this(RemixDbPolicy.builder().maxTables(4).build(), sleepMillis, gate);
+        }
+
+        SlowPolicy(CompactionPolicy inner, long sleepMillis, CountDownLatch gate) {
+            this.inner = inner;
+            this.sleepMillis = sleepMillis;
+            this.gate = gate;
+        }
+
+        @Override
+        public CompactionPlan plan(PartitionStats partition) {
+            plans.incrementAndGet();
+            try {
+                gate.await();
+                Thread.sleep(sleepMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return inner.plan(partition);
+        }
+    }
+
+    private static byte[] key(int i) {
+        return String.format("key-%06d", (i * 7919) % 20_000).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] value(int i) {
+        byte[] v = new byte[100];
+        v[0] = (byte) i;
+        v[1] = (byte) (i >> 8);
+        v[2] = (byte) (i >> 16);
+        return v;
+    }
+
+    @Test
+    @Timeout(120)
+    void aWriterFasterThanCompactionIsHeldBackButNeverFails() throws Exception {
+        Options options = Options.builder().memtableBytes(64 * 1024).tableBytes(64 * 1024).blockCacheBytes(256 * 1024)
+                .maxFrozenMemtables(2).abortFraction(0).compactionPolicy(new SlowPolicy(10, new CountDownLatch(0)))
+                .build();
+        AtomicInteger maxFrozen = new AtomicInteger();
+        AtomicReference<Throwable> samplerFailure = new AtomicReference<>();
+        int writes = 20_000;
+        try (RemixDB db = RemixDB.open(dir, options)) {
+            CountDownLatch done = new CountDownLatch(1);
+            Thread sampler = Thread.ofPlatform().start(() -> {
+                try {
+                    while (!done.await(1, TimeUnit.MILLISECONDS)) {
+                        maxFrozen.accumulateAndGet(db.stats().frozenMemtables(), Math::max);
+                    }
+                } catch (Throwable t) {
+                    samplerFailure.set(t);
+                }
+            });
+            for (int i = 0; i < writes; i++) {
+                db.put(key(i), value(i));
+            }
+            done.countDown();
+            sampler.join();
+            assertEquals(null, samplerFailure.get());
+            Stats s = db.stats();
+            assertTrue(maxFrozen.get() >= 1 && maxFrozen.get() <= 2, "frozen memtables at most 2: " + maxFrozen.get());
+            assertTrue(s.stallNanos() + s.slowdownNanos() > 0, "the writer was held back: " + s);
+            db.compactMemtable();
+            for (int i = writes - 20_000; i < writes; i++) {
+                assertArrayEquals(value(i), db.get(key(i)), "key " + i);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void closingTheStoreWhileAWriterStandsStillReleasesEverything() throws Exception {
+        long mappedBefore = PageMemory.mappedBytes();
+        CountDownLatch gate = new CountDownLatch(1);
+        SlowPolicy policy = new SlowPolicy(0, gate);
+        Options options = Options.builder().memtableBytes(16 * 1024).tableBytes(16 * 1024).blockCacheBytes(256 * 1024)
+                .maxFrozenMemtables(1).compactionPolicy(policy).build();
+        RemixDB db = RemixDB.open(dir, options);
+        AtomicReference<Throwable> writerEnd = new AtomicReference<>();
+        AtomicInteger written = new AtomicInteger();
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try {
+                for (int i = 0; ; i++) {
+                    db.put(key(i), value(i));
+                    written.incrementAndGet();
+                }
+            } catch (Throwable t) {
+                writerEnd.set(t);
+            }
+        });
+        // The compaction of the first frozen memtable waits at the gate: the writer fills the next
+        // memtable and stops.
+        while (policy.plans.get() == 0 || writer.getState() != Thread.State.WAITING) {
+            Thread.onSpinWait();
+        }
+        int before = written.get();
+        Thread.sleep(50);
+        assertEquals(before, written.get(), "the writer stands still while compaction cannot go on");
+        Thread closer = Thread.ofPlatform().start(() -> {
+            try {
+                db.close();
+            } catch (IOException e) {
+                writerEnd.compareAndSet(null, e);
+            }
+        });
+        writer.join(10_000);
+        assertInstanceOf(ClosedException.class, writerEnd.get(), "the stopped writer learns the store closed");
+        gate.countDown();  // the compaction in progress may finish; close() waits for it
+        closer.join(30_000);
+        assertTrue(!closer.isAlive(), "close() returned");
+        assertEquals(mappedBefore, PageMemory.mappedBytes(), "every mapping is given back");
+        try (RemixDB again = RemixDB.open(dir, Options.builder().memtableBytes(16 * 1024).build())) {
+            for (int i = 0; i < written.get(); i++) {
+                assertTrue(again.get(key(i)) != null, "key " + i + " acknowledged before the close is there");
+            }
+        }
+    }
+}
