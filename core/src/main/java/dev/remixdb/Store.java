@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -85,7 +86,15 @@ final class Store implements AutoCloseable {
         }
     }
 
-    void update(Supplier<List<WalOp>> prepare) throws IOException {
+    void writeUnlogged(List<WalOp> ops) throws IOException {
+        try {
+            writes.writeUnlogged(ops);
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
+    void update(Function<WritePipeline.Reader, List<WalOp>> prepare) throws IOException {
         try {
             writes.update(prepare, false);
         } catch (IOException e) {
@@ -229,14 +238,22 @@ final class Store implements AutoCloseable {
      */
     @Override
     public void close() throws IOException {
+        Throwable error = null;
         synchronized (this) {
             if (closed) {
                 return;
             }
+            // Writes that skipped the WAL live only in memtables: into tables with them first.
+            try {
+                if (writes.unloggedPending()) {
+                    writes.sync();
+                }
+            } catch (IOException | RuntimeException e) {
+                error = e;
+            }
             closed = true;
         }
         versions.close();
-        Throwable error = null;
         try {
             compactor.close();
         } catch (Throwable t) {

@@ -85,13 +85,25 @@ public final class Compactor {
             if (s == null) {
                 return;
             }
+            Throwable failure = null;
             try {
                 compact(s);
             } catch (Throwable t) {
-                versions.fail(new IOException("compaction failed: " + t.getMessage(), t));
-                return;
-            } finally {
+                failure = t;
+            }
+            try {
                 versions.compactionDone(s);
+            } catch (Throwable t) {
+                // This thread must not die with it: writers waiting for room would wait forever.
+                if (failure == null) {
+                    failure = t;
+                } else {
+                    failure.addSuppressed(t);
+                }
+            }
+            if (failure != null) {
+                versions.fail(new IOException("compaction failed: " + failure.getMessage(), failure));
+                return;
             }
         }
     }
@@ -249,14 +261,29 @@ public final class Compactor {
         return plan;
     }
 
-    /** The aborted partitions' newest versions, to put back into the active memtable. */
+    /**
+     * The aborted partitions' newest versions, to put back into the active memtable. Each aborted
+     * partition's range is read with a seek: the walk over every entry costs a cache miss per entry,
+     * and most compactions abort nothing or only a few partitions.
+     */
     private static List<WritePipeline.Kept> kept(Version version, MemtableRef imm, CompactionPlan[] plans) {
         List<WritePipeline.Kept> out = new ArrayList<>();
-        forEachEntry(version, imm, (p, c) -> {
-            if (plans[p] instanceof CompactionPlan.Abort) {
-                out.add(new WritePipeline.Kept(c.seq(), c.isTombstone() ? WalOp.delete(c.key()) : WalOp.put(c.key(), c.value())));
+        try (MemtableCursor c = imm.memtable().cursor(Long.MAX_VALUE)) {
+            for (int i = 0; i < plans.length; i++) {
+                if (!(plans[i] instanceof CompactionPlan.Abort)) {
+                    continue;
+                }
+                byte[] upper = upper(version, i);
+                if (i == 0) {
+                    c.seekToFirst();
+                } else {
+                    c.seek(version.partition(i).lower());
+                }
+                for (; c.isValid() && (upper == null || !atOrAfter(c, upper)); c.next()) {
+                    out.add(new WritePipeline.Kept(c.seq(), c.isTombstone() ? WalOp.delete(c.key()) : WalOp.put(c.key(), c.value())));
+                }
             }
-        });
+        }
         return out;
     }
 

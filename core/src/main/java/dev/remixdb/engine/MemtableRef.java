@@ -16,6 +16,8 @@ public final class MemtableRef extends RefCounted {
      * compaction then writes all of it to tables and keeps nothing back in memory.
      */
     private volatile boolean allToTables;
+    /** Set when it took a write that skipped the WAL: its data is durable only once compacted into tables. */
+    private volatile boolean unlogged;
 
     MemtableRef(Memtable memtable, long firstWal) {
         this.memtable = memtable;
@@ -31,9 +33,18 @@ public final class MemtableRef extends RefCounted {
         return firstWal;
     }
 
-    /** Whether compaction must write all of it to tables (an explicit freeze). */
+    /** Whether compaction must write all of it to tables (an explicit freeze, or writes not in the WAL). */
     public boolean allToTables() {
-        return allToTables;
+        return allToTables || unlogged;
+    }
+
+    /** Whether it holds writes that skipped the WAL. */
+    public boolean unlogged() {
+        return unlogged;
+    }
+
+    void markUnlogged() {
+        unlogged = true;
     }
 
     void allToTables(boolean all) {

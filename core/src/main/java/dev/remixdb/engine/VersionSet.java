@@ -219,6 +219,26 @@ public final class VersionSet {
         }
     }
 
+    /** Waits until no frozen memtable holds writes that skipped the WAL (they are in tables), or throws on close or failure. */
+    void awaitNoUnlogged() throws IOException {
+        lock.lock();
+        try {
+            for (;;) {
+                checkWritable();
+                boolean pending = false;
+                for (MemtableRef f : current.frozen()) {
+                    pending |= f.unlogged();
+                }
+                if (!pending) {
+                    return;
+                }
+                changed.awaitUninterruptibly();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * Freezes the active memtable: {@code fresh} takes the writes from now on, and the compactor
      * is woken for the old one. Only when {@link #canFreeze()}.
@@ -278,13 +298,16 @@ public final class VersionSet {
      * returns.
      */
     public void compactionDone(ReadState s) {
-        s.release();
-        lock.lock();
         try {
-            compacting = false;
-            changed.signalAll();
+            s.release();
         } finally {
-            lock.unlock();
+            lock.lock();
+            try {
+                compacting = false;
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -48,8 +49,8 @@ public final class WritePipeline {
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<WriteRequest> requests = new ArrayDeque<>();
     private final ReentrantLock insertLock = new ReentrantLock();
-    /** The thread running a read-modify-write function at the head of the queue, or null. */
-    private Thread preparing;
+    /** The thread running a read-modify-write function (the leader of a group), or null. */
+    private volatile Thread applying;
     private long lastSeq;
     private volatile long visibleSeq;
     private volatile WalWriter wal;
@@ -103,14 +104,36 @@ public final class WritePipeline {
         submit(new WriteRequest(ops, sync || config.syncWrites(), lock.newCondition()), false);
     }
 
+    /** What a read-modify-write function reads through: the store as of the writes before it. */
+    @FunctionalInterface
+    public interface Reader {
+        /** The value of {@code key}, or null when absent or deleted. */
+        byte[] get(byte[] key);
+    }
+
     /**
-     * A read-modify-write: {@code prepare} runs once, when this write reaches the head of the
-     * queue, and returns the ops to write (none: nothing is written). Until they are applied no other
-     * write happens, so what {@code prepare} reads is current. Other writers wait while it runs; it
-     * must not write to this store itself ({@link IllegalStateException}).
+     * A read-modify-write: {@code prepare} runs once, in the group commit that applies this write,
+     * just before its ops go in; it reads through the {@link Reader} the store as of every write
+     * applied before it (the earlier writes of its own group included) and returns the ops to write
+     * (none: nothing is written). So read-modify-writes of any keys join groups and share their WAL
+     * writes, and those of one key see each other's results. The function runs on the thread that
+     * leads the group, one at a time, while the group waits: keep it short. It must not write to this
+     * store ({@link IllegalStateException}); when it throws, its write fails with that and changes
+     * nothing, and the group goes on.
      */
-    public void update(Supplier<List<WalOp>> prepare, boolean sync) throws IOException {
+    public void update(Function<Reader, List<WalOp>> prepare, boolean sync) throws IOException {
         submit(new WriteRequest(prepare, sync || config.syncWrites(), lock.newCondition()), false);
+    }
+
+    /**
+     * Writes {@code ops} atomically without the WAL, for a caller that keeps its own log (a Kafka
+     * changelog being restored): no WAL bytes, no fsync. They are durable only once the memtable that
+     * holds them is compacted into tables, which {@link #sync()} and the next logged write make
+     * happen first: a logged write never goes in while a write that skipped the WAL could still be
+     * lost, so that whatever a crash loses is always the newest writes, logged or not.
+     */
+    public void writeUnlogged(List<WalOp> ops) throws IOException {
+        submit(new WriteRequest(ops, false, false, lock.newCondition()), false);
     }
 
     /**
@@ -122,16 +145,20 @@ public final class WritePipeline {
     }
 
     private void submit(WriteRequest w, boolean freeze) throws IOException {
+        submit(w, freeze, false);
+    }
+
+    /** With {@code persistOnly}, an empty request whose turn only persists unlogged writes. */
+    private void submit(WriteRequest w, boolean freeze, boolean persistOnly) throws IOException {
         List<WriteRequest> group;
         long firstSeq;
-        long groupLastSeq;
         boolean syncGroup = false;
         WalWriter log;
         MemtableRef mem;
         lock.lock();
         try {
             checkWritable();
-            if (preparing == Thread.currentThread()) {
+            if (applying == Thread.currentThread()) {
                 throw new IllegalStateException("a read-modify-write function must not write to the store it runs on");
             }
             requests.addLast(w);
@@ -144,12 +171,17 @@ public final class WritePipeline {
             }
             try {
                 checkWritable();
-                if (w.prepare != null) {
-                    w.ops = prepareAtHead(w);
-                }
-                if (!freeze && w.ops.isEmpty()) {
+                if (persistOnly) {
+                    persistUnlogged();
                     leaveHead();
                     return;
+                }
+                if (!freeze && w.prepare == null && w.ops.isEmpty()) {
+                    leaveHead();
+                    return;
+                }
+                if (w.logged && !freeze) {
+                    persistUnlogged();
                 }
                 makeRoom(w.bytes(), freeze);
             } catch (RuntimeException | IOException | Error e) {
@@ -160,16 +192,17 @@ public final class WritePipeline {
                 leaveHead();
                 return;
             }
-            // The group takes what fits the memtable's room, so that a full memtable never holds
-            // more than memtableBytes (one table's worth, see TableSink); the leader always goes.
-            // It stops at a read-modify-write: that one must read what this group writes.
+            // The group takes what fits the memtable's room, so that a full memtable holds about
+            // memtableBytes (one table's worth, see TableSink); the leader always goes. A
+            // read-modify-write counts its key only: its value is not known before it runs.
             mem = versions.current().mem();
             group = new ArrayList<>();
             long room = Math.min(MAX_GROUP_BYTES, config.memtableBytes() - mem.memtable().dataBytes());
             long bytes = 0;
             for (WriteRequest x : requests) {
                 long b = x.bytes();
-                if (!group.isEmpty() && (bytes + b > room || x.prepare != null)) {
+                // A group is all logged or all unlogged: a logged write must wait for the persist.
+                if (!group.isEmpty() && (bytes + b > room || x.logged != w.logged)) {
                     break;
                 }
                 group.add(x);
@@ -177,24 +210,20 @@ public final class WritePipeline {
                 bytes += b;
             }
             firstSeq = lastSeq + 1;
-            for (WriteRequest x : group) {
-                lastSeq += x.ops.size();
-            }
-            groupLastSeq = lastSeq;
             log = wal;
         } finally {
             lock.unlock();
         }
-        List<Numbered> records = new ArrayList<>(group.size());
-        long seq = firstSeq;
-        for (WriteRequest x : group) {
-            records.add(new Numbered(seq, x.ops));
-            seq += x.ops.size();
-        }
+        // One group at a time: the next head forms its group only after this one leaves the queue,
+        // so the sequence numbers from firstSeq on are this group's until then.
+        long groupLastSeq = firstSeq - 1;
         Throwable error = null;
         try {
-            if (!append(records, syncGroup, true, log, mem.memtable())) {
+            long last = applyGroup(group, firstSeq, syncGroup, log, mem);
+            if (last == Long.MIN_VALUE) {
                 error = closedError.get();
+            } else {
+                groupLastSeq = last;
             }
         } catch (Throwable t) {
             // The WAL may now hold part of the group: later writes must not appear to succeed.
@@ -204,12 +233,15 @@ public final class WritePipeline {
         lock.lock();
         try {
             if (error == null) {
+                lastSeq = groupLastSeq;
                 visibleSeq = groupLastSeq;
             }
             for (WriteRequest x : group) {
                 requests.removeFirst();
                 x.done = true;
-                x.error = error;
+                if (error != null) {
+                    x.error = error;
+                }
                 if (x != w) {
                     x.turn.signal();
                 }
@@ -220,26 +252,92 @@ public final class WritePipeline {
         } finally {
             lock.unlock();
         }
-        rethrow(error);
+        rethrow(w.error);
     }
 
     /**
-     * Under {@link #lock}, by the head of the queue: runs its prepare function without the lock (it
-     * reads, and others must be able to queue meanwhile). Being the head keeps every other write
-     * out until this one is applied or leaves.
+     * Applies a group, holding {@link #insertLock}: each request in turn, a read-modify-write's
+     * function first, its ops into the WAL (buffered) and the memtable with the next sequence
+     * numbers; then one sync or write-out for the group. A function that throws fails its request
+     * only. Returns the group's last sequence number, or {@link Long#MIN_VALUE} when the pipeline
+     * closed first (nothing was written).
      */
-    private List<WalOp> prepareAtHead(WriteRequest w) throws IOException {
-        preparing = Thread.currentThread();
-        lock.unlock();
-        List<WalOp> ops;
+    private long applyGroup(List<WriteRequest> group, long firstSeq, boolean sync, WalWriter log, MemtableRef mem)
+            throws IOException {
+        insertLock.lock();
+        ReadState reading = null;
         try {
-            ops = w.prepare.get();
+            if (closed) {
+                // close() holds this lock while it closes the WAL: past it, nothing may be written.
+                return Long.MIN_VALUE;
+            }
+            long seq = firstSeq;
+            boolean logged = group.getFirst().logged;
+            if (!logged && !mem.unlogged()) {
+                mem.markUnlogged();
+                // A bulk load: point lookups in this memtable search its tree instead.
+                mem.memtable().stopPointIndex();
+            }
+            for (WriteRequest x : group) {
+                List<WalOp> ops = x.ops;
+                if (x.prepare != null) {
+                    if (reading == null) {
+                        reading = versions.acquire();
+                    }
+                    ReadState state = reading;
+                    long at = seq - 1;
+                    applying = Thread.currentThread();
+                    try {
+                        ops = x.prepare.apply(key -> state.get(at, key));
+                    } catch (RuntimeException | Error e) {
+                        x.error = e;
+                        continue;
+                    } finally {
+                        applying = null;
+                    }
+                    if (ops == null || ops.isEmpty()) {
+                        continue;
+                    }
+                }
+                if (logged) {
+                    counters.walBytes.add(log.add(seq, ops));
+                }
+                insert(mem.memtable(), seq, ops, true);
+                seq += ops.size();
+            }
+            if (seq == firstSeq || !logged) {
+                return seq - 1;  // nothing for the WAL: unlogged writes, or read-modify-writes that changed nothing
+            }
+            if (sync) {
+                flusher.awaitRetired();
+                log.sync();
+            } else if (config.walFlushMillis() == 0) {
+                log.flush();
+            } else {
+                flusher.poke();
+            }
+            return seq - 1;
         } finally {
-            lock.lock();
-            preparing = null;
+            if (reading != null) {
+                reading.release();
+            }
+            insertLock.unlock();
         }
-        checkWritable();
-        return ops == null ? List.of() : ops;
+    }
+
+    /** Adds {@code ops} to {@code mem} with seqs {@code seq, seq + 1, ...}. */
+    private void insert(Memtable mem, long seq, List<WalOp> ops, boolean userWrites) {
+        for (WalOp op : ops) {
+            if (op.delete()) {
+                mem.delete(seq, op.key());
+            } else {
+                mem.add(seq, op.key(), op.value());
+            }
+            if (userWrites) {
+                counters.userBytes.add(op.key().length + (op.value() == null ? 0 : op.value().length));
+            }
+            seq++;
+        }
     }
 
     /** Under {@link #lock}: the head leaves the queue without writing; the next one goes. */
@@ -251,12 +349,11 @@ public final class WritePipeline {
     }
 
     /**
-     * Appends {@code records} to {@code log} (then syncs it, when asked) and inserts their ops into
-     * {@code mem}, holding {@link #insertLock}: the one path by which data enters a memtable after
-     * recovery. Returns false, having written nothing, once the pipeline is closed.
+     * Appends {@code records} to {@code log}, synced, and inserts their ops into {@code mem},
+     * holding {@link #insertLock}: the path of re-inserted data. Returns false, having written
+     * nothing, once the pipeline is closed.
      */
-    private boolean append(List<Numbered> records, boolean sync, boolean userWrites, WalWriter log, Memtable mem)
-            throws IOException {
+    private boolean append(List<Numbered> records, WalWriter log, Memtable mem) throws IOException {
         insertLock.lock();
         try {
             if (closed) {
@@ -266,27 +363,10 @@ public final class WritePipeline {
             for (Numbered r : records) {
                 counters.walBytes.add(log.add(r.firstSeq(), r.ops()));
             }
-            if (sync) {
-                flusher.awaitRetired();
-                log.sync();
-            } else if (config.walFlushMillis() == 0) {
-                log.flush();
-            } else {
-                flusher.poke();
-            }
+            flusher.awaitRetired();
+            log.sync();
             for (Numbered r : records) {
-                long seq = r.firstSeq();
-                for (WalOp op : r.ops()) {
-                    if (op.delete()) {
-                        mem.delete(seq, op.key());
-                    } else {
-                        mem.add(seq, op.key(), op.value());
-                    }
-                    if (userWrites) {
-                        counters.userBytes.add(op.key().length + (op.value() == null ? 0 : op.value().length));
-                    }
-                    seq++;
-                }
+                insert(mem, r.firstSeq(), r.ops(), false);
             }
             return true;
         } finally {
@@ -306,6 +386,58 @@ public final class WritePipeline {
             throw closedError.get();
         }
         versions.checkWritable();
+    }
+
+    /**
+     * Under {@link #lock}, by the queue's head: when any memtable holds writes that skipped the WAL,
+     * freezes the active one (if it is one of them) and waits until compaction has put all of them
+     * into tables, with the lock released so that others can queue. Then nothing written without the
+     * WAL can be lost any more, and a logged write may follow it.
+     */
+    private void persistUnlogged() throws IOException {
+        for (;;) {
+            ReadState s = versions.current();
+            boolean pending = s.mem().unlogged();
+            for (MemtableRef f : s.frozen()) {
+                pending |= f.unlogged();
+            }
+            if (!pending) {
+                return;
+            }
+            if (s.mem().unlogged()) {
+                if (!versions.canFreeze()) {
+                    lock.unlock();
+                    try {
+                        versions.awaitRoomToFreeze();
+                    } finally {
+                        lock.lock();
+                    }
+                    continue;
+                }
+                switchMemtable();
+                continue;
+            }
+            lock.unlock();
+            try {
+                versions.awaitNoUnlogged();
+            } finally {
+                lock.lock();
+            }
+        }
+    }
+
+    /** Whether a memtable holds writes that skipped the WAL. */
+    public boolean unloggedPending() {
+        ReadState s = versions.current();
+        if (s.mem().unlogged()) {
+            return true;
+        }
+        for (MemtableRef f : s.frozen()) {
+            if (f.unlogged()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -406,10 +538,17 @@ public final class WritePipeline {
         }
     }
 
-    /** Forces every acknowledged write to disk. */
+    /**
+     * Forces every acknowledged write to disk: writes that skipped the WAL are first compacted into
+     * tables (a turn in the queue), then the WAL is synced.
+     */
     public void sync() throws IOException {
         if (closed) {
             throw closedError.get();
+        }
+        if (unloggedPending()) {
+            // An empty logged write: its turn at the head persists what skipped the WAL.
+            submit(new WriteRequest(List.of(), false, true, lock.newCondition()), false, true);
         }
         WalWriter log;
         lock.lock();
@@ -478,7 +617,7 @@ public final class WritePipeline {
                     records.add(new Numbered(e.seq(), List.of(e.op())));
                 }
             }
-            if (!records.isEmpty() && !append(records, true, false, log, target.memtable())) {
+            if (!records.isEmpty() && !append(records, log, target.memtable())) {
                 throw closedError.get();
             }
         } finally {

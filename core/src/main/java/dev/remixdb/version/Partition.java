@@ -4,7 +4,6 @@ import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.Remix;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -136,15 +135,16 @@ public final class Partition extends RefCounted {
         if (remix != null) {
             remix.close();
         }
-        RuntimeException failure = null;
         if (obsolete && remixPath != null) {
             try {
                 Files.deleteIfExists(remixPath);
             } catch (IOException e) {
-                failure = new UncheckedIOException("cannot delete obsolete REMIX " + remixPath, e);
+                // As for tables (TableHandle.free): garbage that the next open deletes.
+                System.getLogger(Partition.class.getName()).log(System.Logger.Level.WARNING,
+                        "cannot delete obsolete REMIX " + remixPath + "; the next open will", e);
             }
         }
-        releaseAll(tables, failure);
+        releaseAll(tables, null);
     }
 
     @Override

@@ -69,6 +69,39 @@ class MemtableTest {
         }
     }
 
+
+    /**
+     * A bulk load stops the point index halfway: lookups then search the tree, and must find keys
+     * added before and after, each version at its snapshots, and nothing that is absent.
+     */
+    @Test
+    void lookupsStayExactAfterThePointIndexStops() {
+        try (Memtable m = new Memtable()) {
+            int n = 20_000;
+            for (int i = 0; i < n; i++) {
+                m.add(10 + 2L * i, b("k" + i), b("a" + i));
+            }
+            assertTrue(m.pointIndexed());
+            m.stopPointIndex();
+            assertFalse(m.pointIndexed());
+            for (int i = 0; i < n; i += 2) {
+                m.add(1_000_000 + i, b("k" + i), b("b" + i));     // a newer version of every other key
+                m.add(2_000_000 + i, b("new" + i), b("n" + i));   // keys only after the stop
+            }
+            for (int i = 0; i < n; i++) {
+                long first = 10 + 2L * i;
+                assertEquals(-1, m.find(b("k" + i), first - 1), "k" + i + " before its first version");
+                assertArrayEquals(b("a" + i), m.value(m.find(b("k" + i), first)), "k" + i + " at its first version");
+                assertArrayEquals(b((i % 2 == 0 ? "b" : "a") + i), m.value(m.find(b("k" + i), Long.MAX_VALUE)), "k" + i);
+                if (i % 2 == 0) {
+                    assertArrayEquals(b("a" + i), m.value(m.find(b("k" + i), 999_999)), "k" + i + " below the newer one");
+                    assertArrayEquals(b("n" + i), m.value(m.find(b("new" + i), Long.MAX_VALUE)), "new" + i);
+                    assertEquals(-1, m.find(b("new" + i), 1_999_999), "new" + i + " before it was added");
+                }
+                assertEquals(-1, m.find(b("k" + i + "x"), Long.MAX_VALUE));
+            }
+        }
+    }
     /** An aborted compaction puts older versions back after newer ones: lookups must still see the newest. */
     @Test
     void anOlderVersionAddedLaterDoesNotHideTheNewest() {

@@ -66,6 +66,11 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     private boolean consistencyEnabled;
     /** Whether anything was written since the last commit (a commit without news skips its fsync). */
     private volatile boolean dirty;
+    /**
+     * Whether the newest writes are a restore's (unlogged) with no processing write since: commits
+     * then stay unlogged too (see {@link #commit(Map)}). Written by the stream thread only.
+     */
+    private volatile boolean restoring;
     private Map<TopicPartition, Long> lastCommitted;
 
     /** A store named {@code name} whose gauges carry the tag {@code <metricsScope>-state-id}. */
@@ -218,23 +223,29 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /** Under the position lock, after a write: the position moves to the record being processed. */
     private void wrote() {
         dirty = true;
+        restoring = false;
         Optional<RecordMetadata> meta = context.recordMetadata();
         if (meta.isPresent() && meta.get().topic() != null) {
             position.withComponent(meta.get().topic(), meta.get().partition(), meta.get().offset());
         }
     }
 
-    /** Applies a batch from the changelog (restore); see {@link RestoreCallback}. */
+    /**
+     * Applies a batch from the changelog (restore); see {@link RestoreCallback}. Unlogged: the
+     * changelog is the log, and the commit that records the restored offsets is a logged write, which
+     * RemixDB lets in only after the unlogged data before it is in tables.
+     */
     void restore(WriteBatch batch) {
         if (batch.isEmpty()) {
             return;
         }
         try {
-            open().write(batch);
+            open().writeUnlogged(batch);
         } catch (IOException | ClosedException e) {
             throw failure("restore", e);
         }
         dirty = true;
+        restoring = true;
     }
 
     /** The position the restore callback merges changelog headers into; lock it while changing it. */
@@ -355,6 +366,12 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * the position as one batch after the data, then syncs the WAL: when this returns, the data and
      * the offsets are durable, and a crash at any point leaves offsets no newer than the data. A
      * commit with no writes and the same offsets as the last one does nothing.
+     *
+     * <p>While the store is restoring (its newest writes came from the changelog, with no processing
+     * write since), the batch is written without the WAL and nothing is synced, like the restored
+     * data: a crash then keeps offsets no newer than the data too, but may lose both back to an
+     * earlier commit, and Kafka restores from there (as with its RocksDB store, whose commits do not
+     * flush). The first processing write, a flush or close makes them durable.
      */
     @Override
     public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
@@ -372,8 +389,18 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 dirty = false;
                 StoreMetadata.addPosition(batch, position);
             }
-            d.write(batch);
-            d.sync();
+            if (restoring) {
+                // Kafka checkpoints a restoring store every commit interval (100 ms under
+                // exactly-once). The offsets go in unlogged like the data before them: memtables
+                // reach the tables whole and oldest first, so a crash loses them together with
+                // that data or keeps both, and the checkpoint costs no flush. As for RocksDB's
+                // store, they become durable with the next flush (at the latest the first
+                // processing write, a sync or close, which persist unlogged writes first).
+                d.writeUnlogged(batch);
+            } else {
+                d.write(batch);
+                d.sync();
+            }
             // Copied by hand: Map.copyOf refuses the null values the contract allows.
             lastCommitted = new java.util.HashMap<>(changelogOffsets);
         } catch (IOException | ClosedException e) {

@@ -10,10 +10,12 @@ import java.util.Collection;
 
 /**
  * Restores a {@link RemixKeyValueStore} from its changelog in bulk: each batch Kafka hands over (one
- * poll of the restore consumer, up to {@code max.poll.records}) becomes one {@link WriteBatch}, so a
- * restore costs one WAL record and one memtable pass per batch instead of one per record. A null
- * value is a delete. Nothing is synced here: Kafka commits the store (offsets and a sync) as
- * restoration goes on, and a crash before that restores the same records again.
+ * poll of the restore consumer, up to {@code max.poll.records}) becomes one {@link WriteBatch},
+ * written with {@link dev.remixdb.RemixDB#writeUnlogged}: the changelog already is a log, so a
+ * restore writes no WAL and syncs nothing. A null value is a delete. Kafka commits the store
+ * (offsets as a logged write, then a sync) as restoration goes on; RemixDB puts the restored data
+ * into tables before that write goes in, so a crash before a commit restores the same records
+ * again, and the offsets that survive one never run ahead of the data.
  *
  * <p>It is a {@link RecordBatchingStateRestoreCallback} (a {@code BatchingStateRestoreCallback} that
  * also receives whole records) so that, when the changelog carries position headers (IQv2

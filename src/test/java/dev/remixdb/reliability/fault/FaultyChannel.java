@@ -15,17 +15,30 @@ import dev.remixdb.reliability.fault.FaultyFileSystem.Op;
 
 /**
  * A file channel that asks its {@link FaultyFileSystem} before each read, write and force, and
- * writes only what the remaining "disk space" allows.
+ * writes only what the remaining "disk space" allows. When the file system keeps a
+ * {@link DurableImage}, writes and forces are reported to it.
  */
 final class FaultyChannel extends FileChannel {
     private final FaultyFileSystem fs;
     private final Path path;
     private final FileChannel delegate;
+    /** The file's state in the durable image (null: not watched, or opened read-only). */
+    private final Object state;
+    private final boolean directory;
 
-    FaultyChannel(FaultyFileSystem fs, Path path, FileChannel delegate) {
+    FaultyChannel(FaultyFileSystem fs, Path path, FileChannel delegate, Object state, boolean directory) {
         this.fs = fs;
         this.path = path;
         this.delegate = delegate;
+        this.state = state;
+        this.directory = directory;
+    }
+
+    private void changed(long offset) {
+        DurableImage image = fs.image();
+        if (image != null) {
+            image.changed(state, offset);
+        }
     }
 
     @Override
@@ -54,6 +67,7 @@ final class FaultyChannel extends FileChannel {
     @Override
     public int write(ByteBuffer src, long position) throws IOException {
         fs.check(Op.WRITE, path);
+        changed(position < 0 ? delegate.position() : position);
         int wanted = src.remaining();
         int granted = (int) fs.reserve(path, wanted);
         if (granted == wanted) {
@@ -96,6 +110,7 @@ final class FaultyChannel extends FileChannel {
     @Override
     public FileChannel truncate(long size) throws IOException {
         fs.check(Op.WRITE, path);
+        changed(size);
         delegate.truncate(size);
         return this;
     }
@@ -104,6 +119,14 @@ final class FaultyChannel extends FileChannel {
     public void force(boolean metaData) throws IOException {
         fs.check(Op.FSYNC, path);
         delegate.force(metaData);
+        DurableImage image = fs.image();
+        if (image != null) {
+            if (directory) {
+                image.dirForced(path);
+            } else {
+                image.forced(state);
+            }
+        }
     }
 
     @Override
@@ -115,18 +138,25 @@ final class FaultyChannel extends FileChannel {
     @Override
     public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
         fs.check(Op.WRITE, path);
+        changed(position);
         return delegate.transferFrom(src, position, fs.reserve(path, count));
     }
 
     @Override
     public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-        fs.check(Op.READ, path);
+        fs.check(mode == MapMode.READ_ONLY ? Op.READ : Op.WRITE, path);
+        if (mode != MapMode.READ_ONLY) {
+            changed(position);
+        }
         return delegate.map(mode, position, size);
     }
 
     @Override
     public MemorySegment map(MapMode mode, long offset, long size, Arena arena) throws IOException {
-        fs.check(Op.READ, path);
+        fs.check(mode == MapMode.READ_ONLY ? Op.READ : Op.WRITE, path);
+        if (mode != MapMode.READ_ONLY) {
+            changed(offset);
+        }
         return delegate.map(mode, offset, size, arena);
     }
 

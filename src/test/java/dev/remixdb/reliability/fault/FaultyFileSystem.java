@@ -24,7 +24,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Faults are rules ({@link #failOn}); each matching call counts down its rule's skip and the
  * first call past it throws an {@link IOException} whose message starts with {@link #INJECTED}.
  * A write that runs out of {@link #spaceLimit space} writes what fits, then throws
- * {@code IOException("No space left on device")}, as a full ext4 does. Thread-safe.
+ * {@code IOException("No space left on device")}, as a full ext4 does.
+ *
+ * <p>Power cuts: after {@link #watchPowerCuts(Path)} the file system keeps a {@link DurableImage}
+ * of that directory. {@link #cutPower()} makes every later write, fsync, rename, create and delete
+ * fail (the machine is off: the store can change nothing more), and {@link #restorePower()}, once
+ * the store is closed, rewrites the directory as the power cut left it: only what was forced
+ * survives. Thread-safe.
  */
 public final class FaultyFileSystem extends FileSystem {
     /** The start of every injected fault's message. */
@@ -81,6 +87,8 @@ public final class FaultyFileSystem extends FileSystem {
     private final List<String> injected = new CopyOnWriteArrayList<>();
     private final AtomicLong spaceLeft = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong bytesWritten = new AtomicLong();
+    private volatile DurableImage image;
+    private volatile boolean powerCut;
 
     /** {@code p} (of the default file system) seen through this one. */
     public Path wrap(Path p) {
@@ -106,6 +114,57 @@ public final class FaultyFileSystem extends FileSystem {
         spaceLeft.set(Long.MAX_VALUE);
     }
 
+    /**
+     * Keeps track of what a power cut would leave of {@code dir} (of the default file system), from
+     * now on; its files as they are count as durable.
+     */
+    public synchronized void watchPowerCuts(Path dir) throws IOException {
+        if (image == null) {
+            image = new DurableImage();
+        }
+        image.watch(dir);
+    }
+
+    /** The power goes: from now on every write, fsync, rename, create and delete fails. */
+    public void cutPower() {
+        powerCut = true;
+    }
+
+    /**
+     * The power comes back: the watched directories become what the cut left of them, and the file
+     * system works again. Call it once the store on them is closed. Returns what changed, file by
+     * file, for messages.
+     */
+    public synchronized List<String> restorePower() throws IOException {
+        if (!powerCut) {
+            throw new IllegalStateException("the power was not cut");
+        }
+        List<String> changes = image.restore();
+        powerCut = false;
+        return changes;
+    }
+
+    /** Deletes the copies kept for {@link #watchPowerCuts}. */
+    public synchronized void discardImage() throws IOException {
+        if (image != null) {
+            image.discard();
+            image = null;
+        }
+    }
+
+    DurableImage image() {
+        return image;
+    }
+
+    /** Fails a change to the disk once the power is cut. */
+    void checkPower(String what, Path file) throws IOException {
+        if (powerCut) {
+            String msg = INJECTED + "power cut: " + what + " of " + file;
+            injected.add(msg);
+            throw new IOException(msg);
+        }
+    }
+
     /** Descriptions of the faults injected so far, in order. */
     public List<String> injected() {
         return List.copyOf(injected);
@@ -118,6 +177,9 @@ public final class FaultyFileSystem extends FileSystem {
 
     /** Throws the injected fault when a rule says {@code op} on {@code file} fails now. */
     void check(Op op, Path file) throws IOException {
+        if (op != Op.READ) {
+            checkPower(op.toString(), file);
+        }
         Kind kind = Kind.of(file);
         synchronized (this) {
             for (Rule r : rules) {

@@ -9,9 +9,11 @@ import java.nio.file.CopyOption;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.FileSystem;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileAttributeView;
@@ -58,7 +60,18 @@ final class FaultyProvider extends FileSystemProvider {
     public FileChannel newFileChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException {
         Path real = unwrap(path);
-        return new FaultyChannel(fs, real, base().newFileChannel(real, options, attrs));
+        boolean writes = options.contains(StandardOpenOption.WRITE) || options.contains(StandardOpenOption.APPEND)
+                || options.contains(StandardOpenOption.CREATE) || options.contains(StandardOpenOption.CREATE_NEW);
+        if (writes) {
+            fs.checkPower("open for writing", real);
+        }
+        DurableImage image = fs.image();
+        boolean existed = Files.exists(real);
+        FileChannel channel = base().newFileChannel(real, options, attrs);
+        boolean directory = Files.isDirectory(real);
+        Object state = image == null || directory || !writes ? null
+                : image.opened(real, existed, options.contains(StandardOpenOption.TRUNCATE_EXISTING));
+        return new FaultyChannel(fs, real, channel, state, directory);
     }
 
     @Override
@@ -97,12 +110,18 @@ final class FaultyProvider extends FileSystemProvider {
 
     @Override
     public void createDirectory(Path dir, FileAttribute<?>... attrs) throws IOException {
+        fs.checkPower("mkdir", unwrap(dir));
         base().createDirectory(unwrap(dir), attrs);
     }
 
     @Override
     public void delete(Path path) throws IOException {
+        fs.checkPower("delete", unwrap(path));
         base().delete(unwrap(path));
+        DurableImage image = fs.image();
+        if (image != null) {
+            image.deleted(unwrap(path));
+        }
     }
 
     @Override
@@ -115,6 +134,10 @@ final class FaultyProvider extends FileSystemProvider {
     public void move(Path source, Path target, CopyOption... options) throws IOException {
         fs.check(FaultyFileSystem.Op.RENAME, unwrap(target));
         base().move(unwrap(source), unwrap(target), options);
+        DurableImage image = fs.image();
+        if (image != null) {
+            image.renamed(unwrap(source), unwrap(target));
+        }
     }
 
     @Override

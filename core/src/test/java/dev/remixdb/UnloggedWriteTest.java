@@ -1,0 +1,140 @@
+package dev.remixdb;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * {@link RemixDB#writeUnlogged}: writes that skip the WAL are read at once, cost no WAL bytes, and
+ * are made durable by {@code sync()}, by {@code close()} and before the next logged write; a
+ * process killed while restoring reopens with its recorded offset never ahead of its data.
+ */
+class UnloggedWriteTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void unloggedWritesAreReadAtOnceCostNoWalAndSurviveCloseAndSync() throws Exception {
+        Options options = Options.builder().memtableBytes(32 * 1024).tableBytes(16 * 1024).build();
+        try (RemixDB db = RemixDB.open(dir.resolve("a"), options)) {
+            db.put(b("logged-before"), b("1"));
+            long wal = db.stats().walBytesWritten();
+            for (int i = 0; i < 2000; i++) {
+                db.writeUnlogged(new WriteBatch().put(b("k" + i), b("v" + i)).delete(b("gone" + i)));
+            }
+            assertEquals(wal, db.stats().walBytesWritten(), "unlogged writes add nothing to the WAL");
+            for (int i = 0; i < 2000; i += 97) {
+                assertArrayEquals(b("v" + i), db.get(b("k" + i)));
+            }
+            db.sync();
+            db.writeUnlogged(new WriteBatch().put(b("after-sync"), b("x")));
+        }
+        try (RemixDB db = RemixDB.open(dir.resolve("a"), options)) {
+            for (int i = 0; i < 2000; i++) {
+                assertArrayEquals(b("v" + i), db.get(b("k" + i)), "k" + i + " after close");
+            }
+            assertArrayEquals(b("x"), db.get(b("after-sync")), "close persists unlogged writes");
+            assertArrayEquals(b("1"), db.get(b("logged-before")));
+            // A logged write after unlogged ones: they are persisted first, and all of it reads back.
+            db.writeUnlogged(new WriteBatch().put(b("u"), b("1")));
+            db.put(b("l"), b("2"));
+            assertArrayEquals(b("1"), db.get(b("u")));
+        }
+        assertTrue(RemixDB.verify(dir.resolve("a")).ok());
+    }
+
+    /**
+     * A restore killed with SIGKILL at random moments, several times over: after every kill the
+     * store opens, and every record of every batch up to the recorded offset is there, whatever
+     * the kill cut short. The recorded offset is at least the last one the child saw synced.
+     */
+    @Test
+    void aRestoreKilledAnywhereKeepsItsOffsetBehindItsData() throws Exception {
+        long seed = System.nanoTime();
+        Random rnd = new Random(seed);
+        Path store = dir.resolve("restore");
+        long lastSynced = -1;
+        for (int round = 0; round < 8; round++) {
+            String where = "seed " + seed + " round " + round;
+            long synced = runChild(store, 1 + rnd.nextInt(6), 2 + rnd.nextInt(15), rnd.nextInt(40));
+            lastSynced = Math.max(lastSynced, synced);
+            try (RemixDB db = RemixDB.open(store, RestoreChild.options())) {
+                byte[] o = db.get(RestoreChild.OFFSET);
+                assertTrue(o != null, where + ": an offset was synced");
+                long offset = ByteBuffer.wrap(o).getLong();
+                assertTrue(offset >= lastSynced, where + ": offset " + offset + " behind the synced " + lastSynced);
+                for (long r = 0; r < (offset + 1) * RestoreChild.BATCH; r++) {
+                    assertArrayEquals(RestoreChild.value(r), db.get(RestoreChild.key(r)),
+                            where + ": record " + r + " of a batch up to offset " + offset);
+                }
+                lastSynced = offset;
+            }
+            assertTrue(RemixDB.verify(store).ok(), where);
+        }
+    }
+
+    /**
+     * Runs the child until it has synced {@code offsets} offsets and {@code delayMillis} more (so that
+     * kills land anywhere, also between an offset's write and its sync), kills it, and returns the
+     * last offset it saw synced.
+     */
+    private static long runChild(Path store, int offsetEvery, int offsets, int delayMillis) throws Exception {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector",
+                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), RestoreChild.class.getName(),
+                store.toString(), Integer.toString(offsetEvery)));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        AtomicLong last = new AtomicLong(-1);
+        AtomicLong lines = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                    if (line.startsWith("O ")) {
+                        last.set(Long.parseLong(line.substring(2)));
+                        lines.incrementAndGet();
+                    }
+                }
+            } catch (IOException e) {
+                // Killed: the output ends here.
+            }
+        });
+        reader.start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (p.isAlive() && lines.get() < offsets && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            Thread.sleep(delayMillis);
+            p.destroyForcibly();
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "child did not die");
+        } finally {
+            p.destroyForcibly();
+            reader.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        if (last.get() < 0) {
+            fail("the child synced no offset; exit code " + p.exitValue());
+        }
+        return last.get();
+    }
+}
