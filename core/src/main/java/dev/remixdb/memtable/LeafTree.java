@@ -16,12 +16,18 @@ import java.nio.ByteOrder;
  * <p>Why not a skip list: an insert into a skip list of n entries follows about log4(n) levels of
  * pointers, and below the few cached top levels every hop is a cache miss, a dependent one. Here a
  * search reads two or three inner nodes (the upper ones stay cached) and one leaf, each a contiguous
- * array: slots are found by binary search over 8-byte key prefixes stored in the node, so most steps
- * compare two longs in memory already fetched, and the entry itself is read only when prefixes tie.
+ * array: a slot is found by counting the 8-byte key prefixes stored in the node below and above the
+ * key's, longs in memory fetched together, and an entry itself is read only when prefixes tie.
  *
  * <p>Prefixes: a node's keys all lie between its low and high fence keys, so they share the bytes
  * the two fences share ({@code skip} of them); a slot's prefix is the 8 key bytes after those,
  * big-endian, zero-padded. Keys with long common prefixes (user1234...) still get distinct prefixes.
+ * A node with an open fence (the root, the leftmost and rightmost nodes of each level) has no such
+ * bound, so its skip is what its own keys share, lowered (and its prefixes redone) when an insert
+ * shares less; a search there first compares the key's first {@code skip} bytes with the node's
+ * reference key (its low fence, or else its first key): a key that differs in them sorts before or
+ * after every slot. Without this the root, whose fences are always open, would compare whole keys
+ * at every step whenever keys share their first 8 bytes, as 16-digit hex keys do.
  *
  * <p>Node layout (native order, in the memtable's chunks; leaves and inner nodes alike):
  * <pre>
@@ -89,6 +95,7 @@ final class LeafTree implements OrderedIndex {
         return SLOTS + 24L * INNER_CAP;
     }
 
+    /** A node with no slots yet and skip 0; the caller fills it and sets its skip before publishing it. */
     private long newNode(int level, long low, long high) {
         long n = memory.allocate(level == 0 ? leafBytes() : innerBytes());
         MemorySegment s = memory.segment(n);
@@ -96,17 +103,52 @@ final class LeafTree implements OrderedIndex {
         s.set(INT, at + LEVEL, level);
         s.set(LONG, at + LOW, low);
         s.set(LONG, at + HIGH, high);
-        s.set(INT, at + SKIP, fenceSkip(low, high));
         return n;
     }
 
-    /** Bytes all keys between the two fences share: the fences' common prefix (0 when one is open). */
-    private int fenceSkip(long low, long high) {
-        if (low == NULL || high == NULL) {
-            return 0;
+    private int commonPrefix(long a, long b) {
+        return Keys.commonPrefix(entries.segment(a), entries.keyOffset(a), entries.keyLength(a),
+                entries.segment(b), entries.keyOffset(b), entries.keyLength(b));
+    }
+
+    /**
+     * Bytes every key the node can hold shares, given its fences and its first {@code count} slots:
+     * keys between two keys share what those two share, so the bounds are the fences where closed
+     * and the node's first and last keys where not.
+     */
+    private int boundSkip(long node, int count, int cap) {
+        int first = level(node) == 0 ? 0 : 1;
+        long low = low(node);
+        long high = high(node);
+        long a = low != NULL ? low : count > first ? handleAt(node, first, cap) : NULL;
+        long b = high != NULL ? high : count > first ? handleAt(node, count - 1, cap) : NULL;
+        return a == NULL || b == NULL ? 0 : commonPrefix(a, b);
+    }
+
+    /** Whether a key that reaches the node may differ from its keys within their shared first bytes. */
+    private boolean open(long node) {
+        return low(node) == NULL || high(node) == NULL;
+    }
+
+    /** The key whose first skip bytes all the node's keys share: its low fence, or else its first key. */
+    private long reference(long node, int count, int cap) {
+        long low = low(node);
+        if (low != NULL) {
+            return low;
         }
-        return Keys.commonPrefix(entries.segment(low), entries.keyOffset(low), entries.keyLength(low),
-                entries.segment(high), entries.keyOffset(high), entries.keyLength(high));
+        int first = level(node) == 0 ? 0 : 1;
+        return count > first ? handleAt(node, first, cap) : NULL;
+    }
+
+    /** Sets the node's skip and recomputes the prefixes of its first {@code count} slots (writer, in a seqlock section or unpublished). */
+    private void reskip(long node, int count, int cap, int skip) {
+        MemorySegment s = memory.segment(node);
+        long at = ChunkAllocator.offset(node);
+        s.set(INT, at + SKIP, skip);
+        for (int i = level(node) == 0 ? 0 : 1; i < count; i++) {
+            long h = handleAt(node, i, cap);
+            s.set(LONG, at + SLOTS + 8L * i, prefix(entries.segment(h), entries.keyOffset(h), entries.keyLength(h), skip));
+        }
     }
 
     // ---------------------------------------------------------------- node fields
@@ -136,6 +178,10 @@ final class LeafTree implements OrderedIndex {
     }
 
 
+
+    private long low(long node) {
+        return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + LOW);
+    }
 
     private long high(long node) {
         return memory.segment(node).get(LONG, ChunkAllocator.offset(node) + HIGH);
@@ -195,6 +241,13 @@ final class LeafTree implements OrderedIndex {
         if (rest >= 8) {
             return key.get(LONG_BE, off + skip);
         }
+        if (rest <= 0) {
+            return 0;
+        }
+        if (len >= 8) {
+            // The key's last 8 bytes end with the wanted ones: shift them to the top, zeros below.
+            return key.get(LONG_BE, off + len - 8) << (8 * (8 - rest));
+        }
         long p = 0;
         for (int i = 0; i < 8; i++) {
             p = p << 8 | (i < rest ? Byte.toUnsignedLong(key.get(ValueLayout.JAVA_BYTE, off + skip + i)) : 0);
@@ -229,9 +282,35 @@ final class LeafTree implements OrderedIndex {
     private int rank(long node, int count, int cap, MemorySegment key, long off, int len, long seq, boolean leaf,
                      boolean strict) {
         int skip = skip(node);
-        long p = prefix(key, off, len, skip);
         int lo = leaf ? 0 : 1;
-        int hi = count - 1;
+        if (skip > 0 && open(node)) {
+            long ref = reference(node, count, cap);
+            if (ref == NULL) {
+                return -1;
+            }
+            int c = Keys.compare(key, off, Math.min(len, skip), entries.segment(ref), entries.keyOffset(ref),
+                    Math.min(skip, entries.keyLength(ref)));
+            if (c != 0) {
+                // The key differs from every slot within the shared bytes: before them all or after.
+                return c < 0 ? lo : count;
+            }
+        }
+        long p = prefix(key, off, len, skip);
+        // Slots whose prefix is below the key's come before it, those whose prefix is above come after
+        // it; one pass over the prefix array counts both. Its loads are independent, so a node that is
+        // not in cache costs about one memory latency, where a binary search pays one per step. Only
+        // the slots whose prefix ties (a run: prefixes ascend with the keys) need their entries read.
+        MemorySegment s = memory.segment(node);
+        long prefixes = ChunkAllocator.offset(node) + SLOTS;
+        int below = lo;
+        int notAbove = lo;
+        for (int i = lo; i < count; i++) {
+            int c = Long.compareUnsigned(s.get(LONG, prefixes + 8L * i), p);
+            below += c < 0 ? 1 : 0;
+            notAbove += c <= 0 ? 1 : 0;
+        }
+        lo = below;
+        int hi = notAbove - 1;
         // Invariant: slots below lo are (at or) below the key, slots above hi are above it.
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
@@ -419,8 +498,21 @@ final class LeafTree implements OrderedIndex {
         int count = count(node);
         boolean inner = level(node) > 0;
         int cap = inner ? INNER_CAP : LEAF_CAP;
-        long p = prefix(entries.segment(handle), entries.keyOffset(handle), entries.keyLength(handle), skip(node));
+        int skip = skip(node);
+        int lowered = -1;
+        if (skip > 0 && open(node)) {
+            long ref = reference(node, count, cap);
+            int shared = ref == NULL ? 0 : commonPrefix(handle, ref);
+            if (shared < skip) {
+                lowered = shared;
+                skip = shared;
+            }
+        }
+        long p = prefix(entries.segment(handle), entries.keyOffset(handle), entries.keyLength(handle), skip);
         beginWrite(node);
+        if (lowered >= 0) {
+            reskip(node, count, cap, lowered);
+        }
         int moved = count - i;
         if (moved > 0) {
             MemorySegment.copy(s, at + SLOTS + 8L * i, s, at + SLOTS + 8L * (i + 1), 8L * moved);
@@ -454,20 +546,19 @@ final class LeafTree implements OrderedIndex {
         long right = newNode(level, sep, oldHigh);
         MemorySegment rs = memory.segment(right);
         long ra = ChunkAllocator.offset(right);
-        int rskip = skip(right);
         // Inner nodes: the separator at 'half' becomes the right node's low fence; its child is the
         // right node's child 0, with no separator of its own.
         for (int i = half; i < count; i++) {
             int j = i - half;
             long h = handleAt(node, i, cap);
             if (level == 0 || j > 0) {
-                rs.set(LONG, ra + SLOTS + 8L * j, prefix(entries.segment(h), entries.keyOffset(h), entries.keyLength(h), rskip));
                 rs.set(LONG, ra + SLOTS + 8L * cap + 8L * j, h);
             }
             if (level > 0) {
                 rs.set(LONG, ra + SLOTS + 16L * INNER_CAP + 8L * j, childAt(node, i));
             }
         }
+        reskip(right, count - half, cap, boundSkip(right, count - half, cap));
         rs.set(INT, ra + COUNT, count - half);
         long oldRight = right(node);
         rs.set(LONG, ra + RIGHT, oldRight);
@@ -478,17 +569,13 @@ final class LeafTree implements OrderedIndex {
         // possibly a larger skip, so its prefixes are redone. One seqlock section.
         MemorySegment ls = memory.segment(node);
         long la = ChunkAllocator.offset(node);
-        int lskip = fenceSkip(ls.get(LONG, la + LOW), sep);
         beginWrite(node);
         ls.set(INT, la + COUNT, half);
         ls.set(LONG, la + RIGHT, right);
         ls.set(LONG, la + HIGH, sep);
+        int lskip = boundSkip(node, half, cap);
         if (lskip != skip(node)) {
-            ls.set(INT, la + SKIP, lskip);
-            for (int i = level == 0 ? 0 : 1; i < half; i++) {
-                long h = handleAt(node, i, cap);
-                ls.set(LONG, la + SLOTS + 8L * i, prefix(entries.segment(h), entries.keyOffset(h), entries.keyLength(h), lskip));
-            }
+            reskip(node, half, cap, lskip);
         }
         endWrite(node);
         if (level == 0 && oldRight != NULL) {
@@ -509,9 +596,9 @@ final class LeafTree implements OrderedIndex {
             MemorySegment s = memory.segment(r);
             long at = ChunkAllocator.offset(r);
             s.set(LONG, at + SLOTS + 16L * INNER_CAP, left);
-            s.set(LONG, at + SLOTS + 8L, prefix(entries.segment(sep), entries.keyOffset(sep), entries.keyLength(sep), 0));
             s.set(LONG, at + SLOTS + 8L * INNER_CAP + 8L, sep);
             s.set(LONG, at + SLOTS + 16L * INNER_CAP + 8L, right);
+            reskip(r, 2, INNER_CAP, boundSkip(r, 2, INNER_CAP));
             s.set(INT, at + COUNT, 2);
             // Everything below is in place: publish the new root.
             root = r;
@@ -552,10 +639,19 @@ final class LeafTree implements OrderedIndex {
      * the current entry's key and seq, which never change.
      */
     private final class LeafPosition implements Position {
+        /** Slots ahead of the one landed on whose entry a forward move touches. */
+        private static final int LOOKAHEAD = 12;
         private long leaf;
         private int slot;
         private long version;
         private long node;
+        /**
+         * Where touched entries' first words go. Entries lie in memory in insertion order, not key
+         * order, so a walk in key order misses the cache at every entry; loading the entry a few
+         * slots ahead lets those misses overlap instead of coming one after another. The store keeps
+         * the load from being dropped as dead.
+         */
+        private long touched;
 
         @Override
         public long seekCeiling(MemorySegment key, long off, int len, long seq) {
@@ -603,6 +699,7 @@ final class LeafTree implements OrderedIndex {
         public long next() {
             long n = node;
             if (version(leaf) == version && forward(leaf, slot + 1, version)) {
+                touchAhead();
                 return node;
             }
             // The leaf changed: find the first entry after the current one again. Its seq is at
@@ -617,6 +714,20 @@ final class LeafTree implements OrderedIndex {
                 return node;
             }
             return seekBefore(entries.segment(n), entries.keyOffset(n), entries.keyLength(n), entries.seq(n));
+        }
+
+        /**
+         * Loads the entry {@link #LOOKAHEAD} slots ahead in this leaf, if any: a walk that has taken
+         * one step will likely take more, and a seek that takes none does not pay for it.
+         */
+        private void touchAhead() {
+            int s = slot + LOOKAHEAD;
+            if (s < count(leaf)) {
+                long ahead = handleAt(leaf, s, LEAF_CAP);
+                if (ahead != NULL) {
+                    touched = entries.seq(ahead);
+                }
+            }
         }
 
         /**

@@ -189,6 +189,11 @@ public final class Table implements Run, AutoCloseable {
         return new TableCursor(this, true);
     }
 
+    @Override
+    public boolean hasKeysBlock() {
+        return footer.hasKeysBlock;
+    }
+
     /**
      * The keys from the compressed keys block, which is read whole (into memory confined to the calling
      * thread) and checked against its CRC; data blocks are not read. A table written without a keys

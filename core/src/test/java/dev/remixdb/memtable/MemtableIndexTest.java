@@ -67,6 +67,53 @@ class MemtableIndexTest {
         }
     }
 
+    /**
+     * The root and the leftmost and rightmost nodes of each level have an open fence, so their skip
+     * comes from the keys they hold. Here 20,000 keys first share a 15-byte prefix (as hex-formatted
+     * numbers do), giving those nodes a large skip; then keys that break it arrive at both ends and in
+     * between: shorter keys that are prefixes of the shared bytes, the empty key, keys that differ
+     * in the first byte and in the last shared byte, in ascending and descending runs. Searches must
+     * send each of them before or after the node's keys, and inserts must lower the skip.
+     */
+    @ParameterizedTest
+    @EnumSource(Memtable.IndexKind.class)
+    void keysBreakingASharedPrefixLandInOrder(Memtable.IndexKind kind) {
+        SplittableRandom rnd = new SplittableRandom(77);
+        List<byte[]> late = new ArrayList<>();
+        late.add(new byte[0]);
+        for (int n = 1; n <= 16; n++) {
+            late.add("000000000000000".substring(0, Math.min(n, 15)).getBytes());
+        }
+        for (int i = 0; i < 300; i++) {
+            late.add(String.format("00000000000000%02x", i % 256).getBytes());
+            late.add(String.format("1%015x", i).getBytes());
+            late.add(String.format("/%015x", i).getBytes());
+            late.add(new byte[] {(byte) 0xFF, (byte) i});
+        }
+        try (Memtable m = new Memtable(1 << 20, kind)) {
+            MemtableModel model = new MemtableModel();
+            long seq = 1;
+            for (int i = 0; i < 20_000; i++) {
+                add(m, model, String.format("%016x", rnd.nextInt(1 << 20)).getBytes(), seq++, rnd);
+            }
+            List<byte[]> probes = MemtableModel.probes(model.keys());
+            new CursorChecker(m, model, Long.MAX_VALUE).checkAll(probes);
+            for (int i = 0; i < late.size(); i++) {
+                add(m, model, late.get(i), seq++, rnd);
+            }
+            for (int i = late.size() - 1; i >= 0; i--) {
+                add(m, model, late.get(i), seq++, rnd);
+            }
+            for (int i = 0; i < 2_000; i++) {
+                add(m, model, String.format("%016x", rnd.nextInt(1 << 20)).getBytes(), seq++, rnd);
+            }
+            probes = MemtableModel.probes(model.keys());
+            for (long snapshot : new long[] {Long.MAX_VALUE, 20_000, 20_500}) {
+                new CursorChecker(m, model, snapshot).checkAll(probes);
+            }
+        }
+    }
+
     private static void add(Memtable m, MemtableModel model, byte[] key, long seq, SplittableRandom rnd) {
         boolean tombstone = rnd.nextInt(8) == 0;
         model.add(seq, key, tombstone ? null : value(seq));

@@ -138,6 +138,15 @@ class TableRemixTest {
                         }
                     }
                     assertEquals(1, newTableReads);
+                    // About one new key per three old ones lands in every old segment: the old keys
+                    // came from the old tables' keys blocks too, one read each, no data block.
+                    assertTrue(stats.oldKeysRead() > 0, stats.toString());
+                    assertEquals(stats.oldKeysRead(), stats.oldKeysFromKeysBlocks(), stats.toString());
+                    for (Table t : tables.subList(0, 3)) {
+                        List<Long> offsets = counting.reads.stream()
+                                .filter(r -> r.file().path().equals(t.path())).map(BlockRead::offset).toList();
+                        assertEquals(List.of(t.keysBlockOffset()), offsets, t.path() + ": reads of an old table");
+                    }
                     try (Remix fresh = Remix.build(tables, RemixConfig.DEFAULT)) {
                         assertEquals(scan(fresh), scan(rebuilt));
                     }

@@ -10,8 +10,9 @@ public final class RebuildStats {
     long newKeysRead;
     long oldSlotsReused;
     long keyComparisons;
+    long oldKeysFromKeysBlocks;
 
-    /** Keys of the old runs read (through run cursors) during the rebuild. */
+    /** Keys of the old runs read during the rebuild (through run cursors or keys blocks). */
     public long oldKeysRead() {
         return oldKeysRead;
     }
@@ -26,6 +27,11 @@ public final class RebuildStats {
         return oldSlotsReused;
     }
 
+    /** Of {@link #oldKeysRead()}, those served from the old runs' keys blocks rather than data blocks. */
+    public long oldKeysFromKeysBlocks() {
+        return oldKeysFromKeysBlocks;
+    }
+
     /** Full key comparisons made. */
     public long keyComparisons() {
         return keyComparisons;
@@ -34,6 +40,7 @@ public final class RebuildStats {
     @Override
     public String toString() {
         return "RebuildStats[oldKeysRead=" + oldKeysRead + ", newKeysRead=" + newKeysRead
-                + ", oldSlotsReused=" + oldSlotsReused + ", keyComparisons=" + keyComparisons + "]";
+                + ", oldKeysFromKeysBlocks=" + oldKeysFromKeysBlocks + ", oldSlotsReused=" + oldSlotsReused
+                + ", keyComparisons=" + keyComparisons + "]";
     }
 }

@@ -17,6 +17,10 @@ import java.util.List;
  *     to find where a new key goes — whole old segments are passed by comparing the new key with
  *     the old anchors, then a binary search inside one segment reads about log2(D) keys — and as the
  *     first and previous keys of a new segment's anchor, unless the old anchor can be reused.</li>
+ * <li>Where the old keys come from: when the new keys are many for the old segments (they will land
+ *     in most of them) and every old run has a keys block, from the keys blocks, decoded in order
+ *     ({@link OldKeys}); otherwise through the runs' data blocks, which for a few new keys reads
+ *     less.</li>
  * <li>The packing is the same greedy packing as {@link RemixBuilder}, so the result is identical to
  *     a fresh build over all runs.</li>
  * </ul>
@@ -33,7 +37,14 @@ final class RemixRebuilder {
     private final int[] addresses;
     private final NativeBuffer prevKey = NativeBuffer.confined(256);
     private final boolean tags;
+    /** The old keys from the runs' keys blocks, or null to read them through {@link #oldCursors}. */
+    private final OldKeys keysBlocks;
     private NewKeys fresh;
+
+    // The old key read last (readOld).
+    private MemorySegment oldKey;
+    private long oldKeyOffset;
+    private int oldKeyLength;
 
     // Next old slot to emit: (oldSeg, oldSlot); oldUsed = used slots of oldSeg.
     private long oldSeg;
@@ -45,7 +56,17 @@ final class RemixRebuilder {
     private long prevSeg;
     private int prevSlot;
 
-    private RemixRebuilder(Remix old, int totalRuns, RebuildStats stats) {
+    /**
+     * Old keys come from the keys blocks once there is at least one new key per this many old
+     * segments. A segment placed through the data blocks costs a few 4 KiB block reads; through the
+     * keys blocks every old key is decoded, a few bytes each, D keys per segment: the keys blocks read
+     * less as soon as about one segment in a hundred receives a new key.
+     */
+    static final int SEGMENTS_PER_NEW_KEY = 64;
+    /** Old keys kept per run behind the furthest one decoded (see {@link OldKeys}). */
+    static final int KEY_WINDOW = 256;
+
+    private RemixRebuilder(Remix old, int totalRuns, long newKeys, Boolean fromKeysBlocks, RebuildStats stats) {
         this.old = old;
         this.stats = stats;
         this.oldRuns = old.runCount();
@@ -60,14 +81,38 @@ final class RemixRebuilder {
         }
         this.packer = new SegmentPacker(totalRuns, new RemixConfig(segmentSize, tags));
         this.addresses = new int[totalRuns];
+        boolean useKeys = fromKeysBlocks != null ? fromKeysBlocks
+                : oldSegments > 0 && newKeys * SEGMENTS_PER_NEW_KEY >= oldSegments && allHaveKeysBlocks(old);
+        this.keysBlocks = useKeys ? new OldKeys(old.runs().toArray(new Run[0]), oldCursors, KEY_WINDOW) : null;
+    }
+
+    private static boolean allHaveKeysBlocks(Remix old) {
+        for (int r = 0; r < old.runCount(); r++) {
+            if (!old.run(r).hasKeysBlock()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static Remix rebuild(Remix old, List<? extends Run> newRuns, RebuildStats stats) {
+        return rebuild(old, newRuns, stats, null);
+    }
+
+    /**
+     * As {@link #rebuild(Remix, List, RebuildStats)}; {@code fromKeysBlocks} forces where old keys
+     * are read (true: key sources, false: data blocks), null chooses (tests force both ways).
+     */
+    static Remix rebuild(Remix old, List<? extends Run> newRuns, RebuildStats stats, Boolean fromKeysBlocks) {
         old.checkOpen();
         List<Run> all = new ArrayList<>(old.runs());
         all.addAll(newRuns);
         SegmentPacker.checkRunCount(all.size(), new RemixConfig(old.segmentSize(), old.hasTags()));
-        RemixRebuilder b = new RemixRebuilder(old, all.size(), stats);
+        long newKeys = 0;
+        for (Run r : newRuns) {
+            newKeys += r.keyCount();
+        }
+        RemixRebuilder b = new RemixRebuilder(old, all.size(), newKeys, fromKeysBlocks, stats);
         try (NewKeys fresh = new NewKeys(newRuns, old.runCount(), stats)) {
             return b.merge(fresh, all);
         } finally {
@@ -128,9 +173,9 @@ final class RemixRebuilder {
         boolean equalAtHi = false;
         while (lo < hi) {
             int m = (lo + hi) >>> 1;
-            RunCursor c = readOld(oldSeg, m);
+            readOld(oldSeg, m);
             stats.keyComparisons++;
-            int cmp = c.compareKey(key, 0, klen);
+            int cmp = Keys.compare(oldKey, oldKeyOffset, oldKeyLength, key, 0, klen);
             if (cmp < 0) {
                 lo = m + 1;
             } else {
@@ -193,9 +238,9 @@ final class RemixRebuilder {
                 packer.startSegment(old.anchorBytes(), old.anchorStart(oldSeg), old.anchorLength(oldSeg), addresses);
             } else {
                 resolvePrev();
-                RunCursor first = readOld(oldSeg, oldSlot);
+                readOld(oldSeg, oldSlot);
                 packer.startSegment(prevKey.segment(), 0, (int) prevKey.size(),
-                        first.keySegment(), first.keyOffset(), first.keyLength(), addresses);
+                        oldKey, oldKeyOffset, oldKeyLength, addresses);
             }
         }
         prevIsOld = true;
@@ -222,9 +267,9 @@ final class RemixRebuilder {
     /** Makes {@link #prevKey} hold the key before the next segment start, reading it if it is old. */
     private MemorySegment resolvePrev() {
         if (prevIsOld) {
-            RunCursor c = readOld(prevSeg, prevSlot);
+            readOld(prevSeg, prevSlot);
             prevKey.truncate(0);
-            prevKey.put(c.keySegment(), c.keyOffset(), c.keyLength());
+            prevKey.put(oldKey, oldKeyOffset, oldKeyLength);
             prevIsOld = false;
         }
         return prevKey.segment();
@@ -245,19 +290,33 @@ final class RemixRebuilder {
         fresh.addresses(addresses);
     }
 
-    private RunCursor readOld(long seg, int slot) {
+    /** Reads the old key at (seg, slot) into {@link #oldKey}, {@link #oldKeyOffset}, {@link #oldKeyLength}. */
+    private void readOld(long seg, int slot) {
         int r = Selectors.run(oldSelector(seg, slot));
+        int k = counter.count(old.records(), old.selectorsAt(seg), slot, r);
+        stats.oldKeysRead++;
+        if (keysBlocks != null) {
+            keysBlocks.load(r, old.cursorOffset(seg, r), k);
+            oldKey = keysBlocks.segment();
+            oldKeyOffset = keysBlocks.offset();
+            oldKeyLength = keysBlocks.length();
+            return;
+        }
         RunCursor c = oldCursors[r];
         c.seekTo(old.cursorOffset(seg, r));
-        int k = counter.count(old.records(), old.selectorsAt(seg), slot, r);
         if (k > 0) {
             c.skip(k);
         }
-        stats.oldKeysRead++;
-        return c;
+        oldKey = c.keySegment();
+        oldKeyOffset = c.keyOffset();
+        oldKeyLength = c.keyLength();
     }
 
     private void close() {
+        if (keysBlocks != null) {
+            stats.oldKeysFromKeysBlocks += keysBlocks.fromKeys();
+            keysBlocks.close();
+        }
         for (RunCursor c : oldCursors) {
             c.close();
         }

@@ -36,6 +36,14 @@ public interface Run {
     }
 
     /**
+     * Whether {@link #keySource()} reads a compact copy of the keys (a table's keys block) rather
+     * than the data blocks; a REMIX rebuild then reads the old runs' keys from it.
+     */
+    default boolean hasKeysBlock() {
+        return false;
+    }
+
+    /**
      * The keys of this run in order, for a REMIX rebuild. A table with a compressed keys block reads
      * them from it, without touching data blocks; the default reads them through a cursor.
      */

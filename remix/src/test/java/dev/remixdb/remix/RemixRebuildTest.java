@@ -9,6 +9,7 @@ import dev.remixdb.remix.RemixCursor.Mode;
 import dev.remixdb.remix.RemixModel.Dataset;
 import dev.remixdb.remix.RemixModel.Kv;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -154,18 +155,72 @@ class RemixRebuildTest {
         List<MemoryRun> runs = RemixFixture.openRuns(all, c.blockBytes());
         List<MemoryRun> oldRuns = runs.subList(0, c.old().runCount());
         List<MemoryRun> newRuns = runs.subList(c.old().runCount(), runs.size());
-        RebuildStats stats = new RebuildStats();
-        try (Remix old = Remix.build(oldRuns, c.config());
-             Remix rebuilt = Remix.rebuild(old, newRuns, stats);
-             Remix fresh = Remix.build(runs, c.config())) {
-            assertSameStructure(fresh, rebuilt);
-            RemixInvariants.assertValid(rebuilt, all, runs);
-            assertEquals(c.added().keyCount(), stats.newKeysRead(), "new keys read: " + stats);
-            assertEquals(old.keyCount(), stats.oldSlotsReused(), "every old slot is copied once: " + stats);
-            RemixModel model = new RemixModel(all);
-            new CursorChecker(rebuilt, model, Mode.ALL_VERSIONS, SeekStrategy.FULL, c.toString()).assertIteration();
-            new CursorChecker(rebuilt, model, Mode.LIVE, SeekStrategy.FULL, c.toString())
-                    .assertGets(CursorChecker.probes(model.keys()));
+        try {
+            // Old keys read through the data blocks, then from the key sources: the same REMIX.
+            for (boolean fromKeysBlocks : new boolean[] {false, true}) {
+                RebuildStats stats = new RebuildStats();
+                String name = c + (fromKeysBlocks ? ", old keys from key sources" : ", old keys from cursors");
+                try (Remix old = Remix.build(oldRuns, c.config());
+                     Remix rebuilt = RemixRebuilder.rebuild(old, newRuns, stats, fromKeysBlocks);
+                     Remix fresh = Remix.build(runs, c.config())) {
+                    assertSameStructure(fresh, rebuilt);
+                    RemixInvariants.assertValid(rebuilt, all, runs);
+                    assertEquals(c.added().keyCount(), stats.newKeysRead(), "new keys read: " + stats);
+                    assertEquals(old.keyCount(), stats.oldSlotsReused(), "every old slot is copied once: " + stats);
+                    assertEquals(fromKeysBlocks ? stats.oldKeysRead() : 0, stats.oldKeysFromKeysBlocks(), name + ": " + stats);
+                    RemixModel model = new RemixModel(all);
+                    new CursorChecker(rebuilt, model, Mode.ALL_VERSIONS, SeekStrategy.FULL, name).assertIteration();
+                    new CursorChecker(rebuilt, model, Mode.LIVE, SeekStrategy.FULL, name)
+                            .assertGets(CursorChecker.probes(model.keys()));
+                }
+            }
+        } finally {
+            RemixFixture.closeAll(runs);
+        }
+    }
+
+    /**
+     * Old keys asked for in the rebuild's pattern (forward, with steps back inside a segment) and in
+     * a random one, some far behind: {@link OldKeys} gives the key a run cursor gives at the same
+     * address, from its window or, behind it, through the cursor.
+     */
+    @Test
+    void oldKeysMatchTheRunsAtEveryAddress() {
+        RandomRuns r = new RandomRuns(5);
+        Dataset data = r.runs(r.mixedKeys(3000), 3, 1200);
+        List<MemoryRun> runs = RemixFixture.openRuns(data, 256);
+        Random rnd = new Random(9);
+        try {
+            Run[] array = runs.toArray(new Run[0]);
+            RunCursor[] cursors = new RunCursor[array.length];
+            for (int i = 0; i < array.length; i++) {
+                cursors[i] = array[i].newScanCursor();
+            }
+            try (OldKeys keys = new OldKeys(array, cursors, 8)) {
+                long[] at = new long[array.length];
+                for (int step = 0; step < 20_000; step++) {
+                    int run = rnd.nextInt(array.length);
+                    long count = array[run].keyCount();
+                    if (count == 0) {
+                        continue;
+                    }
+                    long ordinal = rnd.nextInt(10) == 0 ? rnd.nextLong(count)   // anywhere, often far back
+                            : Math.max(0, Math.min(count - 1, at[run] + rnd.nextInt(12) - 4));
+                    at[run] = Math.max(at[run], ordinal);
+                    int base = RunAddress.advance(array[run], RunAddress.of(0, 0), ordinal / 2);
+                    int k = (int) (ordinal - ordinal / 2);
+                    keys.load(run, base, k);
+                    byte[] expected = data.runs().get(run).get((int) ordinal).key();
+                    byte[] actual = keys.segment().asSlice(keys.offset(), keys.length()).toArray(ValueLayout.JAVA_BYTE);
+                    assertTrue(Arrays.equals(expected, actual), "run " + run + ", key " + ordinal);
+                }
+                assertTrue(keys.fromKeys() > 0 && keys.fromCursors() > 0,
+                        "both paths taken: " + keys.fromKeys() + " from keys, " + keys.fromCursors() + " from cursors");
+            } finally {
+                for (RunCursor c : cursors) {
+                    c.close();
+                }
+            }
         } finally {
             RemixFixture.closeAll(runs);
         }

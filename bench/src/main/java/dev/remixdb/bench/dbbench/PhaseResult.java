@@ -35,8 +35,14 @@ public record PhaseResult(String phase, String store, String kind, int threads, 
     /** A store's own counters after a phase ({@link Store#counters()}): one record type per store. */
     public sealed interface StoreCounters permits RemixCounters, RocksCounters {}
 
-    /** RemixDB's own counters after the phase ({@link dev.remixdb.Stats}). */
-    public record RemixCounters(double storeWriteAmplification, long blockCacheBytes, int partitions, int tables,
+    /**
+     * RemixDB's own counters after the phase ({@link dev.remixdb.Stats}), since the store opened.
+     *
+     * @param walBytesPerUserByte WAL bytes written per byte of keys and values written: 1 plus the
+     *                            WAL's framing
+     */
+    public record RemixCounters(double storeWriteAmplification, double walBytesPerUserByte, long blockCacheBytes,
+                                int partitions, int tables,
                                 long compactionsMinor, long compactionsMajor, long compactionsSplit,
                                 long compactionsAbort, double stallSeconds, double slowdownSeconds)
             implements StoreCounters {}

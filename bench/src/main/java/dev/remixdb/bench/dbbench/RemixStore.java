@@ -92,7 +92,8 @@ final class RemixStore implements Store {
     @Override
     public PhaseResult.RemixCounters counters() {
         Stats s = db.stats();
-        return new PhaseResult.RemixCounters(s.writeAmplification(), s.blockCacheBytes(), s.partitions(), s.tables(),
+        double wal = s.userBytesWritten() == 0 ? 0 : (double) s.walBytesWritten() / s.userBytesWritten();
+        return new PhaseResult.RemixCounters(s.writeAmplification(), wal, s.blockCacheBytes(), s.partitions(), s.tables(),
                 s.compactions().minor(), s.compactions().major(), s.compactions().split(), s.compactions().abort(),
                 s.stallNanos() / 1e9, s.slowdownNanos() / 1e9);
     }
