@@ -190,8 +190,8 @@ public final class Table implements Run, AutoCloseable {
     }
 
     @Override
-    public boolean hasKeysBlock() {
-        return footer.hasKeysBlock;
+    public long keysBlockBytes() {
+        return footer.hasKeysBlock ? keysBlockLength() : -1;
     }
 
     /**

@@ -19,8 +19,8 @@ import java.util.List;
  *     first and previous keys of a new segment's anchor, unless the old anchor can be reused.</li>
  * <li>Where the old keys come from: when the new keys are many for the old segments (they will land
  *     in most of them) and every old run has a keys block, from the keys blocks, decoded in order
- *     ({@link OldKeys}); otherwise through the runs' data blocks, which for a few new keys reads
- *     less.</li>
+ *     ({@link OldKeys}), as long as those fit in {@link #MAX_KEYS_BLOCK_BYTES}; otherwise through
+ *     the runs' data blocks, which for a few new keys reads less.</li>
  * <li>The packing is the same greedy packing as {@link RemixBuilder}, so the result is identical to
  *     a fresh build over all runs.</li>
  * </ul>
@@ -63,6 +63,12 @@ final class RemixRebuilder {
      * less as soon as about one segment in a hundred receives a new key.
      */
     static final int SEGMENTS_PER_NEW_KEY = 64;
+    /**
+     * Most bytes of old keys blocks a rebuild reads into memory; past it, old keys are read through
+     * the data blocks. With 16-byte keys that is about 13M keys (5 bytes each); with long keys the
+     * keys blocks approach the tables' size, and the data blocks cost little more.
+     */
+    static final long MAX_KEYS_BLOCK_BYTES = 64L << 20;
     /** Old keys kept per run behind the furthest one decoded (see {@link OldKeys}). */
     static final int KEY_WINDOW = 256;
 
@@ -82,17 +88,24 @@ final class RemixRebuilder {
         this.packer = new SegmentPacker(totalRuns, new RemixConfig(segmentSize, tags));
         this.addresses = new int[totalRuns];
         boolean useKeys = fromKeysBlocks != null ? fromKeysBlocks
-                : oldSegments > 0 && newKeys * SEGMENTS_PER_NEW_KEY >= oldSegments && allHaveKeysBlocks(old);
+                : oldSegments > 0 && newKeys * SEGMENTS_PER_NEW_KEY >= oldSegments && keysBlocksFit(old.runs());
         this.keysBlocks = useKeys ? new OldKeys(old.runs().toArray(new Run[0]), oldCursors, KEY_WINDOW) : null;
     }
 
-    private static boolean allHaveKeysBlocks(Remix old) {
-        for (int r = 0; r < old.runCount(); r++) {
-            if (!old.run(r).hasKeysBlock()) {
+    /**
+     * Whether every old run has a keys block and together they fit in {@link #MAX_KEYS_BLOCK_BYTES}:
+     * a rebuild holds each one it reads in memory until it ends.
+     */
+    static boolean keysBlocksFit(List<? extends Run> runs) {
+        long total = 0;
+        for (Run run : runs) {
+            long bytes = run.keysBlockBytes();
+            if (bytes < 0) {
                 return false;
             }
+            total += bytes;
         }
-        return true;
+        return total <= MAX_KEYS_BLOCK_BYTES;
     }
 
     static Remix rebuild(Remix old, List<? extends Run> newRuns, RebuildStats stats) {

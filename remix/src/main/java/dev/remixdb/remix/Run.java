@@ -36,11 +36,12 @@ public interface Run {
     }
 
     /**
-     * Whether {@link #keySource()} reads a compact copy of the keys (a table's keys block) rather
-     * than the data blocks; a REMIX rebuild then reads the old runs' keys from it.
+     * Bytes of the compact copy of the keys (a table's keys block) that {@link #keySource()} reads
+     * whole, or -1 when it reads the data blocks instead. A REMIX rebuild reads old runs' keys from
+     * their keys blocks when they have them and the blocks are small enough to hold in memory.
      */
-    default boolean hasKeysBlock() {
-        return false;
+    default long keysBlockBytes() {
+        return -1;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.remixdb.remix;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -177,6 +178,45 @@ class RemixRebuildTest {
         } finally {
             RemixFixture.closeAll(runs);
         }
+    }
+
+    /** Old keys come from keys blocks only when every old run has one and together they fit in memory. */
+    @Test
+    void keysBlocksAreUsedOnlyWhenEveryRunHasOneAndTheyFit() {
+        long max = RemixRebuilder.MAX_KEYS_BLOCK_BYTES;
+        assertTrue(RemixRebuilder.keysBlocksFit(List.of()));
+        assertTrue(RemixRebuilder.keysBlocksFit(List.of(withKeysBlock(10), withKeysBlock(max - 10))));
+        assertFalse(RemixRebuilder.keysBlocksFit(List.of(withKeysBlock(10), withKeysBlock(-1))));
+        assertFalse(RemixRebuilder.keysBlocksFit(List.of(withKeysBlock(max), withKeysBlock(1))));
+    }
+
+    private static Run withKeysBlock(long bytes) {
+        return new Run() {
+            @Override
+            public int blockCount() {
+                return 0;
+            }
+
+            @Override
+            public int keyCount(int block) {
+                throw new IndexOutOfBoundsException(block);
+            }
+
+            @Override
+            public long keyCount() {
+                return 0;
+            }
+
+            @Override
+            public RunCursor newCursor() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public long keysBlockBytes() {
+                return bytes;
+            }
+        };
     }
 
     /**
