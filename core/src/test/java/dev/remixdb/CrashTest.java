@@ -3,9 +3,8 @@ package dev.remixdb;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -15,16 +14,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Kills a writing child JVM ({@link CrashChild}) with SIGKILL, over and over on one store, with
@@ -65,46 +60,19 @@ class CrashTest {
      * operation was synced. Returns the last synced operation.
      */
     private long runChild(long start, int syncEvery, int killAfter, boolean duringCompaction) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector",
-                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), CrashChild.class.getName(),
-                dir.toString(), Long.toString(start), Integer.toString(syncEvery)));
         Set<String> tablesBefore = tables();
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        AtomicLong last = new AtomicLong(-1);
-        AtomicInteger lines = new AtomicInteger();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = out.readLine()) != null; ) {
-                    if (line.startsWith("S ")) {
-                        last.set(Long.parseLong(line.substring(2)));
-                        lines.incrementAndGet();
-                    }
-                }
-            } catch (IOException e) {
-                // The child was killed: its output ends here.
-            }
-        });
-        reader.start();
+        KilledChild child = KilledChild.start(CrashChild.class, "S", dir.toString(), Long.toString(start),
+                Integer.toString(syncEvery));
+        return child.killWhen(() -> duringCompaction ? child.lines() > 0 && !tablesBefore.containsAll(tablesNow())
+                : child.lines() >= killAfter, 0);
+    }
+
+    private Set<String> tablesNow() {
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (p.isAlive() && System.nanoTime() < deadline) {
-                if (duringCompaction ? lines.get() > 0 && !tablesBefore.containsAll(tables()) : lines.get() >= killAfter) {
-                    break;
-                }
-                Thread.sleep(2);
-            }
-            p.destroyForcibly();
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "child did not die");
-        } finally {
-            p.destroyForcibly();
-            reader.join(TimeUnit.SECONDS.toMillis(30));
+            return tables();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        if (last.get() < 0) {
-            fail("the child synced nothing; exit code " + p.exitValue());
-        }
-        return last.get();
     }
 
     private Set<String> tables() throws IOException {

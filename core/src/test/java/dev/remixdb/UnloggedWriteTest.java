@@ -3,22 +3,14 @@ package dev.remixdb;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@link RemixDB#writeUnlogged}: writes that skip the WAL are read at once, cost no WAL bytes, and
@@ -99,42 +91,7 @@ class UnloggedWriteTest {
      * last offset it saw synced.
      */
     private static long runChild(Path store, int offsetEvery, int offsets, int delayMillis) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector",
-                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), RestoreChild.class.getName(),
-                store.toString(), Integer.toString(offsetEvery)));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        AtomicLong last = new AtomicLong(-1);
-        AtomicLong lines = new AtomicLong();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = out.readLine()) != null; ) {
-                    if (line.startsWith("O ")) {
-                        last.set(Long.parseLong(line.substring(2)));
-                        lines.incrementAndGet();
-                    }
-                }
-            } catch (IOException e) {
-                // Killed: the output ends here.
-            }
-        });
-        reader.start();
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (p.isAlive() && lines.get() < offsets && System.nanoTime() < deadline) {
-                Thread.sleep(2);
-            }
-            Thread.sleep(delayMillis);
-            p.destroyForcibly();
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "child did not die");
-        } finally {
-            p.destroyForcibly();
-            reader.join(TimeUnit.SECONDS.toMillis(30));
-        }
-        if (last.get() < 0) {
-            fail("the child synced no offset; exit code " + p.exitValue());
-        }
-        return last.get();
+        KilledChild child = KilledChild.start(RestoreChild.class, "O", store.toString(), Integer.toString(offsetEvery));
+        return child.killWhen(() -> child.lines() >= offsets, delayMillis);
     }
 }

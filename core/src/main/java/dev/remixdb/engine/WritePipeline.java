@@ -395,35 +395,31 @@ public final class WritePipeline {
      * WAL can be lost any more, and a logged write may follow it.
      */
     private void persistUnlogged() throws IOException {
-        for (;;) {
-            ReadState s = versions.current();
-            boolean pending = s.mem().unlogged();
-            for (MemtableRef f : s.frozen()) {
-                pending |= f.unlogged();
-            }
-            if (!pending) {
-                return;
-            }
-            if (s.mem().unlogged()) {
-                if (!versions.canFreeze()) {
-                    lock.unlock();
-                    try {
-                        versions.awaitRoomToFreeze();
-                    } finally {
-                        lock.lock();
-                    }
-                    continue;
-                }
+        while (unloggedPending()) {
+            if (!versions.current().mem().unlogged()) {
+                // Only frozen memtables are left: wait until compaction has them in tables.
+                awaitUnlocked(versions::awaitNoUnlogged);
+            } else if (versions.canFreeze()) {
                 switchMemtable();
-                continue;
-            }
-            lock.unlock();
-            try {
-                versions.awaitNoUnlogged();
-            } finally {
-                lock.lock();
+            } else {
+                awaitUnlocked(versions::awaitRoomToFreeze);
             }
         }
+    }
+
+    /** A wait on the version set, done with {@link #lock} released so that other writers can queue. */
+    private void awaitUnlocked(Wait wait) throws IOException {
+        lock.unlock();
+        try {
+            wait.await();
+        } finally {
+            lock.lock();
+        }
+    }
+
+    @FunctionalInterface
+    private interface Wait {
+        void await() throws IOException;
     }
 
     /** Whether a memtable holds writes that skipped the WAL. */
@@ -460,12 +456,7 @@ public final class WritePipeline {
                 return;
             }
             if (!versions.canFreeze()) {
-                lock.unlock();
-                try {
-                    versions.awaitRoomToFreeze();
-                } finally {
-                    lock.lock();
-                }
+                awaitUnlocked(versions::awaitRoomToFreeze);
                 continue;
             }
             s.mem().allToTables(force);

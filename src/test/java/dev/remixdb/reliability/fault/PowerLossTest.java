@@ -97,11 +97,7 @@ class PowerLossTest {
                 } catch (IOException e) {
                     assertInjected(e, where + ": a write after the cut");
                 } finally {
-                    try {
-                        db.close();
-                    } catch (IOException e) {
-                        assertInjected(e, where + ": close without power");
-                    }
+                    closeWithoutPower(db, where);
                 }
                 List<String> lost = fs.restorePower();
                 COUNTS.add("cuts", 1);
@@ -170,11 +166,7 @@ class PowerLossTest {
                 } catch (IOException e) {
                     assertInjected(e, where + ": a write after the cut");
                 } finally {
-                    try {
-                        db.close();
-                    } catch (IOException e) {
-                        assertInjected(e, where + ": close without power");
-                    }
+                    closeWithoutPower(db, where);
                 }
                 List<String> lost = fs.restorePower();
                 COUNTS.add("restore cuts", 1);
@@ -249,6 +241,15 @@ class PowerLossTest {
         } catch (IOException e) {
             assertInjected(e, "a write without power");
             return true;
+        }
+    }
+
+    /** Closes a store whose disk lost power: close may fail, but only with the injected error. */
+    private static void closeWithoutPower(RemixDB db, String where) {
+        try {
+            db.close();
+        } catch (IOException e) {
+            assertInjected(e, where + ": close without power");
         }
     }
 }

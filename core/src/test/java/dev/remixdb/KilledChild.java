@@ -1,0 +1,83 @@
+package dev.remixdb;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A child JVM on this test's class path that reports progress on stdout as lines {@code "<tag> <n>"}
+ * (n: the last operation it made durable) and is killed with SIGKILL when the test says so, as a
+ * service under {@code kill -9} would be.
+ */
+final class KilledChild {
+    private final Process process;
+    private final Thread reader;
+    private final AtomicLong last = new AtomicLong(-1);
+    private final AtomicLong lines = new AtomicLong();
+
+    private KilledChild(Class<?> main, String tag, String... args) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector",
+                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), main.getName()));
+        cmd.addAll(List.of(args));
+        process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String prefix = tag + " ";
+        reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                    if (line.startsWith(prefix)) {
+                        last.set(Long.parseLong(line.substring(prefix.length())));
+                        lines.incrementAndGet();
+                    }
+                }
+            } catch (IOException e) {
+                // Killed: the output ends here.
+            }
+        });
+        reader.start();
+    }
+
+    /** Starts {@code main} with {@code args}; its progress lines start with {@code tag}. */
+    static KilledChild start(Class<?> main, String tag, String... args) throws IOException {
+        return new KilledChild(main, tag, args);
+    }
+
+    /** Progress lines read so far. */
+    long lines() {
+        return lines.get();
+    }
+
+    /**
+     * Waits until {@code killNow} holds (at most 60 s, or until the child exits), then
+     * {@code delayMillis} more, kills the child and returns the last number it reported; fails when
+     * it reported none.
+     */
+    long killWhen(BooleanSupplier killNow, int delayMillis) throws InterruptedException {
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (process.isAlive() && !killNow.getAsBoolean() && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            Thread.sleep(delayMillis);
+            process.destroyForcibly();
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "child did not die");
+        } finally {
+            process.destroyForcibly();
+            reader.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        if (last.get() < 0) {
+            fail("the child made nothing durable; exit code " + process.exitValue());
+        }
+        return last.get();
+    }
+}
