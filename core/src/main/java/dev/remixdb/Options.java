@@ -3,6 +3,7 @@ package dev.remixdb;
 import dev.remixdb.compaction.CompactionPolicy;
 import dev.remixdb.compaction.RemixDbPolicy;
 import dev.remixdb.engine.EngineConfig;
+import dev.remixdb.io.BlockReaders;
 import dev.remixdb.table.BlockCompression;
 import dev.remixdb.table.TableOptions;
 import dev.remixdb.util.Limits;
@@ -28,6 +29,8 @@ public final class Options {
     private final CompactionPolicy policy;
     private final double abortFraction;
     private final boolean jmx;
+    private final IoEngine ioEngine;
+    private final boolean directIo;
 
     private Options(Builder b) {
         this.memtableBytes = b.memtableBytes;
@@ -38,6 +41,8 @@ public final class Options {
         this.compactionThreads = b.compactionThreads;
         this.tableBytes = b.tableBytes;
         this.compression = b.compression;
+        this.ioEngine = b.ioEngine;
+        this.directIo = b.directIo;
         this.policy = b.policy;
         this.abortFraction = b.abortFraction;
         this.jmx = b.jmx;
@@ -128,6 +133,22 @@ public final class Options {
         return jmx;
     }
 
+    /** How table files are read. Default: {@link IoEngine#AUTO} (see there for the system property). */
+    public IoEngine ioEngine() {
+        return ioEngine;
+    }
+
+    /**
+     * Whether table files are read with direct I/O ({@code O_DIRECT}): the page cache is bypassed, so
+     * the block cache is the only cache of table data and its budget is the store's memory for reads;
+     * reads that miss it go to the device. Needs the io_uring engine; where io_uring cannot run the
+     * store reads through the page cache and its log line says so. Writes are not affected. Default:
+     * false.
+     */
+    public boolean directIo() {
+        return directIo;
+    }
+
     /** What the engine reads of these options. */
     EngineConfig engineConfig() {
         BlockCompression blocks = switch (compression) {
@@ -136,7 +157,7 @@ public final class Options {
         };
         return new EngineConfig(memtableBytes, syncWrites, compactionThreads, tableBytes,
                 TableOptions.DEFAULT.withCompression(blocks), policy, abortFraction, blockCacheBytes, walFlushMillis,
-                maxFrozenMemtables);
+                maxFrozenMemtables, BlockReaders.Kind.valueOf(ioEngine.name()), directIo);
     }
 
     @Override
@@ -146,7 +167,7 @@ public final class Options {
                 + ", syncWrites=" + syncWrites + ", walFlushMillis=" + walFlushMillis
                 + ", compactionThreads=" + compactionThreads
                 + ", tableBytes=" + tableBytes + ", compression=" + compression
-                + ", policy=" + policy + ", abortFraction=" + abortFraction + ", jmx=" + jmx + "]";
+                + ", policy=" + policy + ", abortFraction=" + abortFraction + ", jmx=" + jmx + ", ioEngine=" + ioEngine + ", directIo=" + directIo + "]";
     }
 
     /** Builds {@link Options}; every setter validates its argument. */
@@ -162,8 +183,38 @@ public final class Options {
         private CompactionPolicy policy = RemixDbPolicy.defaults();
         private double abortFraction = 0.15;
         private boolean jmx;
+        private IoEngine ioEngine = defaultIoEngine();
+        private boolean directIo;
 
         private Builder() {}
+
+        private static IoEngine defaultIoEngine() {
+            String name = System.getProperty("remixdb.ioEngine");
+            if (name == null || name.isBlank()) {
+                return IoEngine.AUTO;
+            }
+            try {
+                return IoEngine.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("system property remixdb.ioEngine=" + name
+                        + " names no IoEngine; one of " + java.util.Arrays.toString(IoEngine.values()), e);
+            }
+        }
+
+        /** See {@link Options#directIo()}. */
+        public Builder directIo(boolean direct) {
+            this.directIo = direct;
+            return this;
+        }
+
+        /** See {@link Options#ioEngine()}. */
+        public Builder ioEngine(IoEngine engine) {
+            if (engine == null) {
+                throw new IllegalArgumentException("ioEngine must not be null");
+            }
+            this.ioEngine = engine;
+            return this;
+        }
 
         /** See {@link Options#jmx()}. */
         public Builder jmx(boolean enabled) {

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.function.BinaryOperator;
@@ -226,6 +227,74 @@ public final class RemixDB implements AutoCloseable {
         } catch (dev.remixdb.remix.CorruptionException e) {
             throw new CorruptionException(e);
         }
+    }
+
+    /**
+     * The value of {@code key}, or null when it is absent, without blocking the calling thread on the
+     * disk: a key found in memory (a memtable, a cached block) completes the future before it is
+     * returned; otherwise the blocks it needs are read asynchronously (through io_uring, see
+     * {@link IoEngine}) and the future completes on the store's I/O thread. Dependent stages attached
+     * with non-async methods ({@code thenApply}, ...) may therefore run on that thread: keep them
+     * short, or use the {@code ...Async} variants with an executor of your own, since every
+     * asynchronous read of the store waits while one runs. Blocking calls of this store are allowed
+     * there.
+     *
+     * <p>As safe as {@link #get}: the read sees one moment of the store (as of the call); damaged
+     * data fails the future with a {@link CorruptionException}; a store closed before the call gives
+     * a future failed with a {@link ClosedException}, and {@link #close()} waits for the reads of
+     * lookups under way (their futures complete, normally, right after); cancelling the future frees everything when the reads under way end.
+     *
+     * @throws IllegalArgumentException for a key {@link #get} would refuse (at once, not in the future)
+     */
+    public CompletableFuture<byte[]> getAsync(byte[] key) {
+        Limits.checkKey(key);
+        return store.multiGetAsync(new byte[][] {key}).thenApply(values -> values.getFirst());
+    }
+
+    /**
+     * The values of {@code keys} (null where absent), in their order, as of one moment, without
+     * blocking the calling thread on the disk: {@link #getAsync} for many keys at once, whose missing
+     * blocks (each once, however many keys need it) are read together in one batch. The list is
+     * unmodifiable.
+     *
+     * @throws IllegalArgumentException for a null list or a key {@link #get} would refuse
+     */
+    public CompletableFuture<List<byte[]>> multiGetAsync(List<byte[]> keys) {
+        return store.multiGetAsync(checkedKeys(keys));
+    }
+
+    /**
+     * The values of {@code keys} (null where absent), in their order, as of one moment: the blocking
+     * form of {@link #multiGetAsync}, whose batched reads make it faster than one {@link #get} per
+     * key when blocks must come from the disk. The list is unmodifiable.
+     *
+     * @throws IllegalArgumentException for a null list or a key {@link #get} would refuse
+     * @throws ClosedException          when the store is closed
+     */
+    public List<byte[]> multiGet(List<byte[]> keys) {
+        CompletableFuture<List<byte[]>> f = store.multiGetAsync(checkedKeys(keys));
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
+    private static byte[][] checkedKeys(List<byte[]> keys) {
+        if (keys == null) {
+            throw new IllegalArgumentException("keys must not be null");
+        }
+        byte[][] out = keys.toArray(byte[][]::new);
+        for (byte[] k : out) {
+            Limits.checkKey(k);
+        }
+        return out;
     }
 
     /**

@@ -29,11 +29,16 @@ import java.util.Locale;
  * @param leakedSnapshots   snapshots garbage-collected without being closed since open (each was
  *                          released then; a growing number points at a missing close())
  * @param openCursors       cursors not yet closed
+ * @param ioEngine          how table files are read: "io_uring" or "filechannel" ({@link IoEngine})
+ * @param readAheadBlocks   blocks scans read into the block cache ahead of use since open, all runs'
+ *                          next blocks in one batch when a scan starts (with io_uring, when blocks
+ *                          are often missing from the cache)
  */
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
                     long walBytesWritten, long tableBytesWritten, long manifestBytesWritten, Compactions compactions,
                     long offHeapBytes, long blockCacheBytes, long stallNanos, long slowdownNanos, int frozenMemtables,
-                    int openSnapshots, long leakedSnapshots, int openCursors) {
+                    int openSnapshots, long leakedSnapshots, int openCursors, String ioEngine,
+                    long readAheadBlocks) {
 
     /** Partition compactions since open, by kind. */
     public record Compactions(long minor, long major, long split, long abort) {}
@@ -57,13 +62,14 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 compactions          %d minor, %d major, %d split, %d aborted
                 off-heap memory      %s (block cache %s)
                 write stalls         %.1f ms stopped, %.1f ms slowed; %d memtables frozen
-                open                 %d snapshots (%d leaked so far), %d cursors""",
+                open                 %d snapshots (%d leaked so far), %d cursors
+                reads                through %s, %d blocks read ahead by scans""",
                 keys, bytes(diskBytes), tables, partitions,
                 bytes(userBytesWritten), bytes(walBytesWritten), bytes(tableBytesWritten), bytes(manifestBytesWritten),
                 writeAmplification(),
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),
                 bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6, slowdownNanos / 1e6, frozenMemtables,
-                openSnapshots, leakedSnapshots, openCursors);
+                openSnapshots, leakedSnapshots, openCursors, ioEngine, readAheadBlocks);
     }
 
     /** Bytes with a binary unit: "1.5 MiB". */

@@ -146,6 +146,11 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
+    public String getIoEngine() {
+        return stats().ioEngine();
+    }
+
+    @Override
     public long getStallMillis() {
         return stats().stallNanos() / 1_000_000;
     }

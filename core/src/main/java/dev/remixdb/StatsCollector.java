@@ -17,7 +17,8 @@ import java.nio.file.Path;
 final class StatsCollector {
     private StatsCollector() {}
 
-    static Stats collect(ReadState s, Counters c, BlockCache cache, Path dir, int openSnapshots, int openCursors) {
+    static Stats collect(ReadState s, Counters c, BlockCache cache, Path dir, int openSnapshots, int openCursors,
+                         String ioEngine, long readAheadBlocks) {
         long keys = s.mem().memtable().entryCount();
         long offHeap = s.mem().memtable().memoryBytes() + cache.memoryBytes();
         for (MemtableRef f : s.frozen()) {
@@ -35,7 +36,7 @@ final class StatsCollector {
                 c.walBytes.sum(), c.tableBytes.sum(), c.manifestBytes.sum(),
                 new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum()),
                 offHeap, cache.memoryBytes(), c.stallNanos.sum(), c.slowdownNanos.sum(), s.frozen().size(),
-                openSnapshots, c.leakedSnapshots.sum(), openCursors);
+                openSnapshots, c.leakedSnapshots.sum(), openCursors, ioEngine, readAheadBlocks);
     }
 
     private static long walAndManifestBytes(Path dir) {

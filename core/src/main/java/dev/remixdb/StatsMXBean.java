@@ -40,6 +40,9 @@ public interface StatsMXBean {
 
     long getBlockCacheBytes();
 
+    /** "io_uring" or "filechannel". */
+    String getIoEngine();
+
     long getStallMillis();
 
     long getSlowdownMillis();

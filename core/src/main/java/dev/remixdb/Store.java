@@ -10,6 +10,7 @@ import dev.remixdb.engine.VersionSet;
 import dev.remixdb.engine.WritePipeline;
 import dev.remixdb.files.StoreDirectory;
 import dev.remixdb.io.BlockReader;
+import dev.remixdb.cursor.ReadAhead;
 import dev.remixdb.util.Closeables;
 import dev.remixdb.wal.WalOp;
 
@@ -39,6 +40,7 @@ import java.util.function.Supplier;
 final class Store implements AutoCloseable {
     private final StoreDirectory dir;
     private final BlockReader reader;
+    private final ReadAhead readAhead;
     private final BlockCache cache;
     private final Counters counters;
     private final VersionSet versions;
@@ -51,6 +53,7 @@ final class Store implements AutoCloseable {
     private Store(Recovery.Recovered r, EngineConfig config) {
         this.dir = r.dir();
         this.reader = r.reader();
+        this.readAhead = new ReadAhead(r.cache(), reader.parallel());
         this.cache = r.cache();
         this.counters = new Counters();
         Supplier<ClosedException> closedError = this::closedError;
@@ -61,6 +64,11 @@ final class Store implements AutoCloseable {
         this.writes = new WritePipeline(config, versions, dir, counters, r.wal(), r.lastSeq(), closedError);
         this.compactor = new Compactor(versions, writes, config, dir.path(), reader, cache, counters);
         compactor.start();
+    }
+
+    /** Whether scans fetch ahead; shared by the store's cursors. */
+    ReadAhead readAhead() {
+        return readAhead;
     }
 
     /** Opens (creating or recovering) the store in {@code dir}. */
@@ -153,6 +161,21 @@ final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * The values of {@code keys} as of now, read without blocking on the disk ({@link AsyncLookup}).
+     * A closed store gives a future failed with {@link ClosedException}.
+     */
+    java.util.concurrent.CompletableFuture<java.util.List<byte[]>> multiGetAsync(byte[][] keys) {
+        ReadState s;
+        try {
+            checkOpen();
+            s = versions.acquire();
+        } catch (ClosedException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        return AsyncLookup.start(s, writes.visibleSequence(), keys);
+    }
+
     /** A cursor over a snapshot of the store as of now, limited to [lower, upper) (null: open). */
     Cursor cursor(byte[] lower, byte[] upper) {
         checkOpen();
@@ -213,7 +236,8 @@ final class Store implements AutoCloseable {
         checkOpen();
         ReadState s = versions.acquire();
         try {
-            return StatsCollector.collect(s, counters, cache, dir.path(), snapshots.size(), cursors.size());
+            return StatsCollector.collect(s, counters, cache, dir.path(), snapshots.size(), cursors.size(),
+                    reader.name(), readAhead.blocksFetched());
         } finally {
             s.release();
         }

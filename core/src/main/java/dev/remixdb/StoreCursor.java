@@ -51,7 +51,7 @@ final class StoreCursor implements Cursor {
             sources.add(new MemtableSource(f.memtable(), snapshot, null));
         }
         // LIVE: the version's own tombstones never need to mask anything newer.
-        sources.add(new VersionSource(state.version(), RemixCursor.Mode.LIVE));
+        sources.add(new VersionSource(state.version(), RemixCursor.Mode.LIVE, store.readAhead()));
         this.merger = new Merger(sources);
     }
 

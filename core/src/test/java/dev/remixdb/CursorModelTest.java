@@ -71,7 +71,7 @@ class CursorModelTest {
         }
     }
 
-    private static void write(RemixDB db, NavigableMap<byte[], byte[]> model, Random rnd) throws Exception {
+    static void write(RemixDB db, NavigableMap<byte[], byte[]> model, Random rnd) throws Exception {
         int op = rnd.nextInt(10);
         if (op < 2) {
             WriteBatch batch = new WriteBatch();

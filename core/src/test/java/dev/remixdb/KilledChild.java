@@ -28,6 +28,8 @@ final class KilledChild {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector",
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
+                // The child reads through the engine this test run uses.
+                "-Dremixdb.ioEngine=" + System.getProperty("remixdb.ioEngine", "AUTO"),
                 "-cp", System.getProperty("java.class.path"), main.getName()));
         cmd.addAll(List.of(args));
         process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();

@@ -14,6 +14,8 @@ import java.lang.reflect.Method;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -36,9 +38,19 @@ class ModuleGraphTest {
     }
 
     private static ModuleFinder finder() throws URISyntaxException {
-        return ModuleFinder.of(location(RemixDB.class), location(Remix.class), location(CompactionPolicy.class),
-                location(LZ4Factory.class));
+        List<Path> paths = new ArrayList<>(List.of(location(RemixDB.class), location(Remix.class),
+                location(CompactionPolicy.class), location(LZ4Factory.class)));
+        // Netty's io_uring transport and what it requires, as a user's module path would hold them.
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            if (Path.of(entry).getFileName().toString().startsWith("netty-")) {
+                paths.add(Path.of(entry));
+            }
+        }
+        return ModuleFinder.of(paths.toArray(Path[]::new));
     }
+
+    /** The native io_uring module resolves only when named (nothing requires it): a user adds it with --add-modules. */
+    private static final String NATIVE_IO_URING = "io.netty.transport.io_uring.linux.x86_64";
 
     private static ModuleDescriptor descriptor(String name) throws URISyntaxException {
         return finder().find(name).orElseThrow(() -> new AssertionError("no module " + name)).descriptor();
@@ -70,8 +82,9 @@ class ModuleGraphTest {
 
     @Test
     void aStoreOpensWritesAndReadsOnTheModulePath() throws Exception {
-        Configuration config = ModuleLayer.boot().configuration()
-                .resolve(finder(), ModuleFinder.of(), Set.of("dev.remixdb.core"));
+        Set<String> roots = finder().find(NATIVE_IO_URING).isPresent()
+                ? Set.of("dev.remixdb.core", NATIVE_IO_URING) : Set.of("dev.remixdb.core");
+        Configuration config = ModuleLayer.boot().configuration().resolve(finder(), ModuleFinder.of(), roots);
         ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(config, ClassLoader.getPlatformClassLoader());
         Module core = layer.findModule("dev.remixdb.core").orElseThrow();
         assertTrue(core.isExported("dev.remixdb"));

@@ -2,6 +2,7 @@ package dev.remixdb.cache;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -81,6 +82,16 @@ public final class BlockCache implements AutoCloseable {
     }
 
     /**
+     * The block, pinned, when the cache holds it (counted as a hit, as {@link #get} counts it); else
+     * null, and nothing is loaded, evicted or counted: the caller fetches it and asks again.
+     */
+    public BlockPin getIfCached(long fileId, int block, int size) {
+        long key = key(fileId, block, size);
+        CachedBlock b = shard(key).getIfCached(key, size);
+        return b == null ? null : handle(b);
+    }
+
+    /**
      * The block, pinned, when the cache holds it; else null, and nothing is loaded or evicted. Counts
      * neither a hit nor a miss and leaves the block's standing for eviction as it was: for a one-pass
      * reader (a compaction) that must neither fill the cache nor keep blocks in it.
@@ -89,6 +100,59 @@ public final class BlockCache implements AutoCloseable {
         long key = key(fileId, block, size);
         CachedBlock b = shard(key).peek(key, size);
         return b == null ? null : handle(b);
+    }
+
+    /**
+     * A free slot for block {@code block} of {@code fileId}, to be filled by the caller (a batch of
+     * reads) and then {@linkplain Reservation#commit() committed} to the cache unpinned, or
+     * {@linkplain Reservation#abort() aborted}; exactly one of the two. Null when the cache holds the
+     * block already. Counts a miss.
+     */
+    public Reservation reserve(long fileId, int block, int size) {
+        long key = key(fileId, block, size);
+        CacheShard shard = shard(key);
+        MemorySegment slot = shard.reserve(key);
+        return slot == null ? null : new Reservation(shard, key, slot, size);
+    }
+
+    /** A slot being filled outside the cache; see {@link #reserve}. */
+    public static final class Reservation {
+        private final CacheShard shard;
+        private final long key;
+        private final MemorySegment slot;
+        private final int size;
+        private boolean ended;
+
+        private Reservation(CacheShard shard, long key, MemorySegment slot, int size) {
+            this.shard = shard;
+            this.key = key;
+            this.slot = slot;
+            this.size = size;
+        }
+
+        /** Where the block goes: exactly its size. */
+        public MemorySegment segment() {
+            return slot.asSlice(0, size);
+        }
+
+        /** Caches the filled block. */
+        public void commit() {
+            end();
+            shard.commit(key, slot, size);
+        }
+
+        /** Gives the slot back unfilled. */
+        public void abort() {
+            end();
+            shard.abort(slot);
+        }
+
+        private void end() {
+            if (ended) {
+                throw new IllegalStateException("reservation ended twice");
+            }
+            ended = true;
+        }
     }
 
     private BlockPin handle(CachedBlock b) {

@@ -84,6 +84,51 @@ final class CacheShard {
         }
     }
 
+    synchronized CachedBlock getIfCached(long key, int size) {
+        cache.checkOpen();
+        CachedBlock hit = find(key);
+        if (hit == null) {
+            return null;
+        }
+        hits++;
+        hit.referenced = true;
+        return pin(hit, size);
+    }
+
+    /** A free slot for {@code key}, counted as a miss; null when the block is cached already. */
+    synchronized MemorySegment reserve(long key) {
+        cache.checkOpen();
+        if (find(key) != null) {
+            return null;
+        }
+        misses++;
+        return takeSlot();
+    }
+
+    /**
+     * Caches a reserved slot's block, unpinned and marked referenced (it was read for a reader that
+     * is about to use it, so the CLOCK hand should pass it once). A block cached meanwhile wins.
+     */
+    synchronized void commit(long key, MemorySegment slot, int size) {
+        if (cache.isClosed()) {
+            return;
+        }
+        if (find(key) != null) {
+            freeSlot(slot);
+            return;
+        }
+        CachedBlock b = new CachedBlock(this, key, slot, slot.asSlice(0, size));
+        b.referenced = true;
+        insert(b);
+    }
+
+    /** Returns a reserved slot unused. */
+    synchronized void abort(MemorySegment slot) {
+        if (!cache.isClosed()) {
+            freeSlot(slot);
+        }
+    }
+
     synchronized CachedBlock peek(long key, int size) {
         cache.checkOpen();
         CachedBlock hit = find(key);

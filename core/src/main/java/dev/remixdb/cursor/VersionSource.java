@@ -2,6 +2,8 @@ package dev.remixdb.cursor;
 
 import dev.remixdb.remix.Remix;
 import dev.remixdb.remix.RemixCursor;
+import dev.remixdb.table.BlockPrefetch;
+import dev.remixdb.table.TableCursor;
 import dev.remixdb.version.Partition;
 import dev.remixdb.version.Version;
 
@@ -20,9 +22,22 @@ public final class VersionSource implements Source {
     private final boolean scan;
     private int index = -1;
     private RemixCursor cursor;
+    private ReadAhead readAhead;
+    private BlockPrefetch prefetch;
+    /** A step was taken since the last seek: the scan's read-ahead is done or not wanted. */
+    private boolean stepped;
 
     public VersionSource(Version version, RemixCursor.Mode mode) {
         this(version.partitions(), mode, false);
+    }
+
+    /**
+     * Over a version, for a user's cursor: when {@code readAhead} says so, a scan's first step
+     * fetches the next block of every run at once ({@link RemixCursor#upcomingRuns}).
+     */
+    public VersionSource(Version version, RemixCursor.Mode mode, ReadAhead readAhead) {
+        this(version.partitions(), mode, false);
+        this.readAhead = readAhead;
     }
 
     /**
@@ -37,6 +52,7 @@ public final class VersionSource implements Source {
 
     @Override
     public void seekToFirst() {
+        stepped = false;
         open(0);
         if (cursor != null) {
             cursor.seekToFirst();
@@ -46,6 +62,7 @@ public final class VersionSource implements Source {
 
     @Override
     public void seek(MemorySegment key, long offset, int length) {
+        stepped = false;
         open(Partition.find(partitions, key, offset, length));
         if (cursor != null) {
             cursor.seek(key, offset, length);
@@ -119,8 +136,27 @@ public final class VersionSource implements Source {
 
     @Override
     public void next() {
+        if (!stepped) {
+            stepped = true;
+            if (readAhead != null && readAhead.worthIt()) {
+                fetchAhead();
+            }
+        }
         cursor.next();
         skipEmpty();
+    }
+
+    /** The first step after a seek: this is a scan, so read the block it needs next in every run together. */
+    private void fetchAhead() {
+        if (prefetch == null) {
+            prefetch = new BlockPrefetch();
+        }
+        cursor.upcomingRuns((run, keysAhead) -> {
+            if (run instanceof TableCursor t) {
+                t.prefetch(prefetch, keysAhead);
+            }
+        });
+        readAhead.fetched(prefetch.run());
     }
 
     @Override

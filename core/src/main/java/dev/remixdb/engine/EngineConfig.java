@@ -1,6 +1,7 @@
 package dev.remixdb.engine;
 
 import dev.remixdb.compaction.CompactionPolicy;
+import dev.remixdb.io.BlockReaders;
 import dev.remixdb.table.TableOptions;
 
 /**
@@ -17,7 +18,10 @@ import dev.remixdb.table.TableOptions;
  * @param walFlushMillis    how long a write not synced may wait in the WAL's buffer; 0: written before
  *                          the call returns
  * @param maxFrozenMemtables full memtables that may wait for compaction at once before writers stall
+ * @param ioEngine          how table files are read
+ * @param directIo          whether table files are read past the page cache (io_uring only)
  */
 public record EngineConfig(long memtableBytes, boolean syncWrites, int compactionThreads, long tableBytes,
                            TableOptions tableOptions, CompactionPolicy policy, double abortFraction,
-                           long blockCacheBytes, long walFlushMillis, int maxFrozenMemtables) {}
+                           long blockCacheBytes, long walFlushMillis, int maxFrozenMemtables,
+                           BlockReaders.Kind ioEngine, boolean directIo) {}

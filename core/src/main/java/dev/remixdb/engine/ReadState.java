@@ -88,6 +88,19 @@ public final class ReadState extends RefCounted {
 
     /** The value of {@code key} as of sequence {@code seq}, or null when absent or deleted. */
     public byte[] get(long seq, byte[] key) {
+        return get(seq, key, false);
+    }
+
+    /**
+     * {@link #get(long, byte[])} from memory only: memtables and cached blocks. Where it needs a
+     * block the cache does not hold it throws {@link dev.remixdb.table.BlockNotCached} naming it,
+     * having read nothing from the disk.
+     */
+    public byte[] getCached(long seq, byte[] key) {
+        return get(seq, key, true);
+    }
+
+    private byte[] get(long seq, byte[] key, boolean cachedOnly) {
         for (int i = -1; i < frozen.length; i++) {
             Memtable t = (i < 0 ? mem : frozen[i]).memtable();
             long node = t.find(key, seq);
@@ -100,6 +113,9 @@ public final class ReadState extends RefCounted {
             return null;
         }
         try (RemixCursor c = p.remix().cursor(RemixCursor.Mode.LIVE)) {
+            if (cachedOnly) {
+                c.cachedOnly();
+            }
             return c.get(key) ? c.valueBytes() : null;
         }
     }

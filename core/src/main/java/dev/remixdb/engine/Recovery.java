@@ -4,7 +4,7 @@ import dev.remixdb.cache.BlockCache;
 import dev.remixdb.files.FileNames;
 import dev.remixdb.files.StoreDirectory;
 import dev.remixdb.io.BlockReader;
-import dev.remixdb.io.FileChannelBlockReader;
+import dev.remixdb.io.BlockReaders;
 import dev.remixdb.memtable.Memtable;
 import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.remix.Remix;
@@ -51,7 +51,7 @@ public final class Recovery {
         List<AutoCloseable> opened = new ArrayList<>();
         opened.add(directory);
         try {
-            BlockReader reader = new FileChannelBlockReader();
+            BlockReader reader = BlockReaders.open(config.ioEngine(), config.directIo(), dir);
             opened.add(reader);
             BlockCache cache = new BlockCache(config.blockCacheBytes());
             opened.add(cache);

@@ -35,6 +35,16 @@ public interface BlockReader extends AutoCloseable {
         }
     }
 
+    /** The engine's name for logs and stats: "io_uring" or "filechannel". */
+    default String name() {
+        return getClass().getSimpleName();
+    }
+
+    /** Whether the reads of a batch run in parallel (else one after another on the caller's thread). */
+    default boolean parallel() {
+        return false;
+    }
+
     /** Closes the reader: later {@link #open} and {@link #read} calls fail; open files stay usable until closed. */
     @Override
     void close();

@@ -30,6 +30,16 @@ public final class FileChannelBlockReader implements BlockReader {
     private volatile boolean closed;
 
     @Override
+    public String name() {
+        return "filechannel";
+    }
+
+    @Override
+    public boolean parallel() {
+        return false;
+    }
+
+    @Override
     public BlockFile open(Path path) throws IOException {
         checkOpen();
         FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
@@ -48,7 +58,7 @@ public final class FileChannelBlockReader implements BlockReader {
                 readFully(r.file(), r.offset(), r.dst());
             }
             return CompletableFuture.completedFuture(null);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }

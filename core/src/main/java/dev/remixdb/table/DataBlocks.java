@@ -122,13 +122,36 @@ final class DataBlocks {
         } catch (EOFException e) {
             throw new CorruptionException(path, offset, "file ends inside block " + b + " (truncated after open?)");
         }
+        finish(b, src, dst);
+    }
+
+    /** Where the blocks' stored bytes are, for a batch of reads. */
+    BlockFile file() {
+        return file;
+    }
+
+    /** The reader of {@link #file()}. */
+    BlockReader reader() {
+        return reader;
+    }
+
+    /**
+     * Checks block {@code b}'s stored bytes in {@code src} (exactly its stored length), and when it is
+     * compressed decompresses them into {@code dst} (exactly its raw length; for an uncompressed
+     * block {@code src} is the block and {@code dst} is not used); then checks the entries.
+     */
+    void finish(int b, MemorySegment src, MemorySegment dst) {
+        long offset = offset(b);
+        int stored = storedLength(b);
         int actual = Checksums.crc32c(src, 0, stored);
         if (actual != crc(b)) {
             throw new CorruptionException(path, offset, String.format(
                     "block %d (%d bytes) checksum mismatch: expected %08x, actual %08x", b, stored, crc(b), actual));
         }
-        if (src != dst) {
+        if (compressed(b)) {
             decompress(b, src, dst);
+        } else {
+            dst = src;
         }
         checkEntries(b, dst);
     }

@@ -179,14 +179,24 @@ public final class Table implements Run, AutoCloseable {
     @Override
     public TableCursor newCursor() {
         checkOpen();
-        return new TableCursor(this, false);
+        return new TableCursor(this, TableCursor.Mode.CACHING);
+    }
+
+    /**
+     * A cursor that reads only cached blocks: where it needs one the cache does not hold, it throws
+     * {@link BlockNotCached} naming it, having read nothing.
+     */
+    @Override
+    public TableCursor newCachedCursor() {
+        checkOpen();
+        return new TableCursor(this, TableCursor.Mode.CACHED_ONLY);
     }
 
     /** A cursor that reads blocks the cache does not hold into its own buffer, leaving the cache as it is. */
     @Override
     public TableCursor newScanCursor() {
         checkOpen();
-        return new TableCursor(this, true);
+        return new TableCursor(this, TableCursor.Mode.SCAN);
     }
 
     @Override

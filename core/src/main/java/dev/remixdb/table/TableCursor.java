@@ -32,8 +32,19 @@ public final class TableCursor implements RunCursor {
     private final DataBlocks blocks;
     private final int blockCount;
     private final BlockLoader loader = this::loadInto;
+    /** How a cursor reads blocks the cache does not hold. */
+    enum Mode {
+        /** Read into the cache (point reads, user cursors). */
+        CACHING,
+        /** Read into the cursor's own buffer, leaving the cache as it is (compactions). */
+        SCAN,
+        /** Not at all: throw {@link BlockNotCached} (lookups that must not block). */
+        CACHED_ONLY
+    }
+
     /** A scan cursor: blocks not in the cache are read into {@link #own}, not cached. */
     private final boolean scan;
+    private final boolean cachedOnly;
 
     private int block;
     private int index;
@@ -56,9 +67,10 @@ public final class TableCursor implements RunCursor {
     private NativeBuffer jumboStored;
     private boolean closed;
 
-    TableCursor(Table table, boolean scan) {
+    TableCursor(Table table, Mode mode) {
         this.table = table;
-        this.scan = scan;
+        this.scan = mode == Mode.SCAN;
+        this.cachedOnly = mode == Mode.CACHED_ONLY;
         this.blocks = table.blocks();
         this.blockCount = table.blockCount();
         this.block = blockCount;
@@ -181,6 +193,32 @@ public final class TableCursor implements RunCursor {
         }
     }
 
+    /**
+     * Adds to {@code batch} the blocks this cursor reads for its next {@code keysAhead} keys (at
+     * least the one at its position), those not loaded yet; at most {@value #MAX_BLOCKS_AHEAD}. Scan
+     * cursors (compactions) take no part: they read past the cache.
+     */
+    public void prefetch(BlockPrefetch batch, int keysAhead) {
+        checkUsable();
+        if (scan || block >= blockCount) {
+            return;
+        }
+        if (loaded != block) {
+            batch.add(table, block);
+        }
+        long end = (long) index + Math.max(keysAhead, 1);  // key positions from the block's start
+        int b = block;
+        long keysInBlocks = count;
+        for (int n = 1; n < MAX_BLOCKS_AHEAD && end > keysInBlocks && b + 1 < blockCount; n++) {
+            b++;
+            batch.add(table, b);
+            keysInBlocks += blocks.keyCount(b);
+        }
+    }
+
+    /** Blocks one run's read-ahead asks for at most: a scan reads ahead, it does not stream. */
+    private static final int MAX_BLOCKS_AHEAD = 3;
+
     // ------------------------------------------------------------------ the current entry
 
     @Override
@@ -269,7 +307,11 @@ public final class TableCursor implements RunCursor {
             if (raw <= BlockCache.SLOT_BYTES) {
                 loading = block;
                 pinned = scan ? table.cache().peek(table.fileId(), block, raw)
+                        : cachedOnly ? table.cache().getIfCached(table.fileId(), block, raw)
                         : table.cache().get(table.fileId(), block, raw, loader);
+            }
+            if (pinned == null && cachedOnly) {
+                throw new BlockNotCached(table, block);
             }
             if (pinned != null) {
                 data = pinned.segment();

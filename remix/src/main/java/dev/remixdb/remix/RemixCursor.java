@@ -90,6 +90,15 @@ public final class RemixCursor implements AutoCloseable {
     }
 
     /**
+     * Makes the run cursors with {@link Run#newCachedCursor()}: a lookup then never reads the disk,
+     * and fails with the run's exception where it would. Call before the cursor is first positioned.
+     */
+    public RemixCursor cachedOnly() {
+        inSegment.cachedOnly = true;
+        return this;
+    }
+
+    /**
      * Whether a full seek narrows the search with the other keys of the block it just read before
      * it reads another run (REMIX §3.2 "I/O optimization"). Default: true.
      */
@@ -376,6 +385,41 @@ public final class RemixCursor implements AutoCloseable {
 
     int slotIndex() {
         return slot;
+    }
+
+    /** A run's cursor at its next key, and how many of the next slots are that run's. */
+    @FunctionalInterface
+    public interface RunAhead {
+        void accept(RunCursor cursor, int keysAhead);
+    }
+
+    /**
+     * Places every run's cursor at that run's next key at or after the current position and passes
+     * it to {@code action} while it is at a key, with the number of that run's keys among the slots
+     * from here to the end of the next segment: together the places, and how far in each run, a
+     * forward scan from here reads next (REMIX paper §3.2: the sorted view knows them before any key
+     * is read, so their blocks can be fetched at once). A run's next key is its cursor offset for the
+     * segment advanced by the run's occurrences before the current slot, whether or not the run
+     * occurs again in this segment. Costs a few selector counts per run; moves no position.
+     */
+    public void upcomingRuns(RunAhead action) {
+        checkPositioned();
+        long base = segment * recordSize;
+        boolean nextSegment = segment + 1 < segmentCount;
+        for (int r = 0; r < cursors.length; r++) {
+            if (!live[r]) {
+                inSegment.probe(segment, slot, r);
+                live[r] = true;
+            }
+            RunCursor c = cursors[r];
+            if (c.isValid()) {
+                int ahead = counter.count(records, base + slot, segmentSize - slot, r);
+                if (nextSegment) {
+                    ahead += counter.count(records, base + recordSize, segmentSize, r);
+                }
+                action.accept(c, ahead);
+            }
+        }
     }
 
     @Override

@@ -27,6 +27,16 @@ public interface Run {
     RunCursor newCursor();
 
     /**
+     * A new cursor that reads only what the run holds in memory (a table: its cached blocks): where
+     * it would have to read the disk, it throws an unchecked exception of the run's own and reads
+     * nothing. For lookups that must not block, which fetch what is missing asynchronously and try
+     * again. By default, {@link #newCursor()} (a run in memory never reads the disk).
+     */
+    default RunCursor newCachedCursor() {
+        return newCursor();
+    }
+
+    /**
      * A new cursor for one pass in key order, such as a compaction's: the run need not keep what
      * this cursor reads for other readers (a table does not put its blocks in the block cache).
      * By default, {@link #newCursor()}.

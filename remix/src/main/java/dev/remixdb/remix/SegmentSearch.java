@@ -23,6 +23,8 @@ final class SegmentSearch {
     boolean sameBlockFirst = true;
     /** Whether run cursors are made with {@link Run#newScanCursor()}. */
     boolean scan;
+    /** Whether run cursors are made with {@link Run#newCachedCursor()}. */
+    boolean cachedOnly;
     private long comparisons;
 
     SegmentSearch(Remix remix, SelectorCounter counter, RunCursor[] cursors) {
@@ -39,7 +41,7 @@ final class SegmentSearch {
     private RunCursor cursor(int r) {
         RunCursor c = cursors[r];
         if (c == null) {
-            c = scan ? remix.run(r).newScanCursor() : remix.run(r).newCursor();
+            c = scan ? remix.run(r).newScanCursor() : cachedOnly ? remix.run(r).newCachedCursor() : remix.run(r).newCursor();
             cursors[r] = c;
         }
         return c;

@@ -24,9 +24,16 @@ final class ChildLauncher {
     record ChildRun(String store, int exitCode, List<PhaseResult> results, double seconds,
                     List<String> command) {}
 
-    /** The child's command line. */
+    /** The child's command line; with a memory limit, a shell that enters the cgroup and then runs Java. */
     static List<String> command(String store, DbOptions o, Path storeDir, String progress) {
+        return command(store, o, storeDir, progress, null);
+    }
+
+    static List<String> command(String store, DbOptions o, Path storeDir, String progress, MemoryLimit limit) {
         List<String> cmd = new ArrayList<>();
+        if (limit != null) {
+            cmd.addAll(limit.enterThenExec());
+        }
         cmd.add(javaBinary());
         cmd.add("--add-modules");
         cmd.add("jdk.incubator.vector");
@@ -51,7 +58,14 @@ final class ChildLauncher {
     /** Runs the child to its end; {@code echo} gets its stdout lines that are not results. */
     static ChildRun run(String store, DbOptions o, Path storeDir, String progress, PrintStream echo)
             throws IOException, InterruptedException {
-        List<String> cmd = command(store, o, storeDir, progress);
+        try (MemoryLimit limit = o.memoryLimitBytes() > 0 ? MemoryLimit.create(store, o.memoryLimitBytes()) : null) {
+            return run(store, o, storeDir, progress, echo, limit);
+        }
+    }
+
+    private static ChildRun run(String store, DbOptions o, Path storeDir, String progress, PrintStream echo,
+                                MemoryLimit limit) throws IOException, InterruptedException {
+        List<String> cmd = command(store, o, storeDir, progress, limit);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
         long t0 = System.nanoTime();
         Process p = pb.start();

@@ -96,6 +96,19 @@ public final class DbArgs {
             + "seek (db_bench's default is one per seek).")
     boolean reuseCursors;
 
+    @Option(names = "--io-engine", paramLabel = "ENGINE", defaultValue = "auto",
+            description = "RemixDB's block reads: auto, io_uring or filechannel. Default: ${DEFAULT-VALUE}.")
+    String ioEngine;
+
+    @Option(names = "--direct-io", description = "Both stores read table files past the page cache: RemixDB's "
+            + "directIo (io_uring), RocksDB's use_direct_reads. The block caches are then the only caches.")
+    boolean directIo;
+
+    @Option(names = "--memory-limit", paramLabel = "SIZE",
+            description = "Run each child JVM in a memory cgroup of this size (like 3g): page cache included, so "
+                    + "data larger than it is read from the disk. Needs root and the cgroup v1 memory controller.")
+    String memoryLimit;
+
     @Option(names = "--heap", paramLabel = "SIZE", defaultValue = "4g",
             description = "-Xmx of each child JVM. Default: ${DEFAULT-VALUE}.")
     String heap;
@@ -172,10 +185,21 @@ public final class DbArgs {
         if (!heapSize.matches("[1-9][0-9]*[kmg]?")) {
             throw new UsageException("--heap must be a JVM heap size like 4g or 512m: " + heap);
         }
+        String engine = ioEngine.trim().toLowerCase(Locale.ROOT).replace("-", "_");
+        if (!List.of("auto", "io_uring", "filechannel").contains(engine)) {
+            throw new UsageException("--io-engine must be auto, io_uring or filechannel: " + ioEngine);
+        }
+        long limit = 0;
+        if (memoryLimit != null) {
+            limit = MemoryLimit.parseBytes(memoryLimit);
+            if (limit < (64L << 20)) {
+                throw new UsageException("--memory-limit must be a size like 3g, at least 64m: " + memoryLimit);
+            }
+        }
         return new DbOptions(List.copyOf(expanded), phaseSpecs, List.copyOf(storeNames), keyCount, readCount, seekCount,
                 scanCount, writeCount, deleteCount, values, d, zipfTheta, threadCount, writerCount, seed, cache, remixMemtable,
                 rocksWriteBuffer, reuseCursors, heapSize, splitJvmOpts(jvmOpts), jfr, dir, keep, json, chart,
-                !noProgress, quick);
+                !noProgress, quick, engine, limit, directIo);
     }
 
     private static long orElse(Long given, long fallback) {

@@ -16,7 +16,8 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
                         KeyChooser.Dist dist, double zipfTheta, int threads, int writers, long seed, long cacheMb,
                         long remixMemtableMb, long rocksWriteBufferMb, boolean reuseCursors, String heap,
                         List<String> jvmOpts, Path jfr, Path dir, boolean keep, Path json, Path chart,
-                        boolean progress, boolean quick) {
+                        boolean progress, boolean quick, String ioEngine, long memoryLimitBytes,
+                        boolean directIo) {
 
     /** The child JVM's default options besides the heap: the same collector as bench/run. */
     static final String DEFAULT_JVM_OPTS = "-XX:+UseParallelGC";
@@ -49,6 +50,10 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         add(a, "cache-mb", cacheMb);
         add(a, "remix-memtable-mb", remixMemtableMb);
         add(a, "rocks-write-buffer-mb", rocksWriteBufferMb);
+        add(a, "io-engine", ioEngine);
+        if (directIo) {
+            a.add("--direct-io");
+        }
         if (reuseCursors) {
             a.add("--reuse-cursors");
         }
@@ -88,6 +93,9 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         m.put("reuseCursors", reuseCursors);
         m.put("childHeap", heap);
         m.put("childJvmOpts", String.join(" ", jvmOpts));
+        m.put("ioEngine", ioEngine);
+        m.put("memoryLimitBytes", memoryLimitBytes);
+        m.put("directIo", directIo);
         return m;
     }
 }

@@ -98,6 +98,8 @@ final class PhaseRunner {
                 case DELETES -> deletes(p, index);
                 case READRANDOM -> readRandom(p, index, check, false);
                 case READMISSING -> readRandom(p, index, check, true);
+                case MULTIGET -> multiGet(p, index, check);
+                case GETASYNC -> getAsync(p, index, check);
                 case SEEKRANDOM, SEEKNEXT, SEEKPREV -> scans(p, index, check);
                 case READWHILEWRITING -> readWhileWriting(p, index, check);
             };
@@ -310,6 +312,85 @@ final class PhaseRunner {
                         checkGet(check, i, live.gen(i), -1, v, scratch);
                     }
                     ticker.tick();
+                }
+            }
+            return found;
+        });
+    }
+
+    /** {@code --reads} keys read N per call; latency is per call. */
+    private Outcome multiGet(PhaseSpec p, int index, Checker check) throws Exception {
+        int n = p.length();
+        return parallel(p, o.threads(), o.reads(), (t, ops, h, ticker) -> {
+            KeyChooser chooser = chooser(index, t);
+            byte[] scratch = values.newBuffer();
+            long found = 0;
+            long[] ids = new long[n];
+            try (Store.Reader r = store.reader(o.reuseCursors())) {
+                for (long j = 0; j < ops; j += n) {
+                    int m = (int) Math.min(n, ops - j);
+                    java.util.List<byte[]> keys = new java.util.ArrayList<>(m);
+                    for (int k = 0; k < m; k++) {
+                        ids[k] = chooser.next();
+                        keys.add(Keys.of(ids[k]));
+                    }
+                    long t0 = System.nanoTime();
+                    java.util.List<byte[]> got = r.multiGet(keys);
+                    h.recordValue(System.nanoTime() - t0);
+                    for (int k = 0; k < m; k++) {
+                        byte[] v = got.get(k);
+                        if (v != null) {
+                            found++;
+                        }
+                        checkGet(check, ids[k], live.gen(ids[k]), -1, v, scratch);
+                        ticker.tick();
+                    }
+                }
+            }
+            return found;
+        });
+    }
+
+    /** {@code --reads} keys, N lookups in flight per thread; latency is from a lookup's call to its harvest. */
+    private Outcome getAsync(PhaseSpec p, int index, Checker check) throws Exception {
+        int n = p.length();
+        return parallel(p, o.threads(), o.reads(), (t, ops, h, ticker) -> {
+            KeyChooser chooser = chooser(index, t);
+            byte[] scratch = values.newBuffer();
+            long found = 0;
+            long[] ids = new long[n];
+            long[] started = new long[n];
+            @SuppressWarnings("unchecked")
+            java.util.concurrent.CompletableFuture<byte[]>[] inFlight = new java.util.concurrent.CompletableFuture[n];
+            java.util.concurrent.ArrayBlockingQueue<Integer> done = new java.util.concurrent.ArrayBlockingQueue<>(n);
+            try (Store.Reader r = store.reader(o.reuseCursors())) {
+                long issued = 0;
+                long harvested = 0;
+                for (int slot = 0; slot < n && issued < ops; slot++, issued++) {
+                    ids[slot] = chooser.next();
+                    started[slot] = System.nanoTime();
+                    int s0 = slot;
+                    inFlight[slot] = r.getAsync(Keys.of(ids[slot]));
+                    inFlight[slot].whenComplete((v, e) -> done.add(s0));
+                }
+                while (harvested < issued) {
+                    int slot = done.take();
+                    byte[] v = inFlight[slot].join();
+                    h.recordValue(System.nanoTime() - started[slot]);
+                    if (v != null) {
+                        found++;
+                    }
+                    checkGet(check, ids[slot], live.gen(ids[slot]), -1, v, scratch);
+                    ticker.tick();
+                    harvested++;
+                    if (issued < ops) {
+                        ids[slot] = chooser.next();
+                        started[slot] = System.nanoTime();
+                        int s1 = slot;
+                        inFlight[slot] = r.getAsync(Keys.of(ids[slot]));
+                        inFlight[slot].whenComplete((v2, e) -> done.add(s1));
+                        issued++;
+                    }
                 }
             }
             return found;

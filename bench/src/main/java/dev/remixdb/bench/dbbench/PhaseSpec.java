@@ -13,7 +13,8 @@ import java.util.Map;
  * @param name   the name as typed (e.g. "seeknext50")
  * @param label  the name in results, unique within a run
  * @param kind   what it does
- * @param length entries copied per scan (seeknextN / seekprevN), puts per batch (overwritebatchN);
+ * @param length entries copied per scan (seeknextN / seekprevN), puts per batch (overwritebatchN),
+ *               keys per call (multigetN), lookups in flight per thread (getasyncN);
  *               1 for seekrandom; 0 otherwise
  */
 public record PhaseSpec(String name, String label, Kind kind, int length) {
@@ -30,6 +31,13 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
         OVERWRITEBATCH(true, false),
         /** Point reads of random keys (uniform or Zipfian), every value checked. */
         READRANDOM(false, false),
+        /** Point reads of N random keys per call (RocksDB: multiGetAsList); ops count keys. */
+        MULTIGET(false, false),
+        /**
+         * Point reads with N lookups in flight on each thread (RemixDB: getAsync; RocksDB has no
+         * asynchronous get in Java, so it reads blocking, one at a time); ops count keys.
+         */
+        GETASYNC(false, false),
         /** Point reads of keys that are not there (each falls between two present keys). */
         READMISSING(false, false),
         /** Seek to a random key and copy the entry found. */
@@ -130,11 +138,18 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
                 if (name.startsWith("seekprev")) {
                     yield new PhaseSpec(name, name, Kind.SEEKPREV, scanLength(name, "seekprev"));
                 }
+                if (name.startsWith("multiget")) {
+                    yield new PhaseSpec(name, name, Kind.MULTIGET, scanLength(name, "multiget"));
+                }
+                if (name.startsWith("getasync")) {
+                    yield new PhaseSpec(name, name, Kind.GETASYNC, scanLength(name, "getasync"));
+                }
                 if (name.startsWith("overwritebatch")) {
                     yield new PhaseSpec(name, name, Kind.OVERWRITEBATCH, scanLength(name, "overwritebatch"));
                 }
                 throw new UsageException("unknown phase '" + name + "'; phases: load (fillrandom), fillseq, overwrite, "
-                        + "overwritebatchN, readrandom, readmissing, seekrandom, seeknextN, seekprevN (N = 1.." + MAX_SCAN
+                        + "overwritebatchN, readrandom, readmissing, multigetN, getasyncN, seekrandom, seeknextN, seekprevN (N = 1.."
+                        + MAX_SCAN
                         + "), readwhilewriting, deletes, and the lists micro1, all");
             }
         };

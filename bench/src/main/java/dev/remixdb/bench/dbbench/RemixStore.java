@@ -22,6 +22,12 @@ final class RemixStore implements Store {
                 .memtableBytes(o.remixMemtableMb() << 20)
                 .blockCacheBytes(o.cacheMb() << 20)
                 .syncWrites(false)
+                .ioEngine(switch (o.ioEngine()) {
+                    case "io_uring" -> dev.remixdb.IoEngine.IO_URING;
+                    case "filechannel" -> dev.remixdb.IoEngine.FILE_CHANNEL;
+                    default -> dev.remixdb.IoEngine.AUTO;
+                })
+                .directIo(o.directIo())
                 .build();
     }
 
@@ -37,6 +43,8 @@ final class RemixStore implements Store {
         out.add(new Setting("compactionThreads", String.valueOf(set.compactionThreads()),
                 String.valueOf(def.compactionThreads())));
         out.add(new Setting("compression", String.valueOf(set.compression()), String.valueOf(def.compression())));
+        out.add(new Setting("ioEngine", String.valueOf(set.ioEngine()), String.valueOf(def.ioEngine())));
+        out.add(new Setting("directIo", String.valueOf(set.directIo()), String.valueOf(def.directIo())));
         out.add(new Setting("abortFraction", String.valueOf(set.abortFraction()), String.valueOf(def.abortFraction())));
         return out;
     }
@@ -117,6 +125,16 @@ final class RemixStore implements Store {
         @Override
         public byte[] get(byte[] key) {
             return db.get(key);
+        }
+
+        @Override
+        public List<byte[]> multiGet(List<byte[]> keys) {
+            return db.multiGet(keys);
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) {
+            return db.getAsync(key);
         }
 
         @Override

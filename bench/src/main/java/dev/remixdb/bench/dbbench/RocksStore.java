@@ -65,6 +65,7 @@ final class RocksStore implements Store {
                 .setMaxWriteBufferNumber(3)
                 .setTargetFileSizeBase(64L << 20)
                 .setCompressionType(CompressionType.NO_COMPRESSION)
+                .setUseDirectReads(o.directIo())
                 .setTableFormatConfig(table);
     }
 
@@ -94,6 +95,8 @@ final class RocksStore implements Store {
                     String.valueOf(def.maxBackgroundJobs())));
             out.add(new Setting("max_bytes_for_level_base", Units.mib(set.maxBytesForLevelBase()),
                     Units.mib(def.maxBytesForLevelBase())));
+            out.add(new Setting("use_direct_reads", String.valueOf(set.useDirectReads()),
+                    String.valueOf(def.useDirectReads())));
             out.add(new Setting("write_options.sync", String.valueOf(w.sync()), "false"));
             out.add(new Setting("write_options.disableWAL", String.valueOf(w.disableWAL()), "false"));
         }
@@ -195,6 +198,11 @@ final class RocksStore implements Store {
         @Override
         public byte[] get(byte[] key) throws RocksDBException {
             return db.get(read, key);
+        }
+
+        @Override
+        public List<byte[]> multiGet(List<byte[]> keys) throws RocksDBException {
+            return db.multiGetAsList(read, keys);
         }
 
         @Override

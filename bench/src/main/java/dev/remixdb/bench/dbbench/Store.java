@@ -53,6 +53,17 @@ public interface Store extends AutoCloseable {
          */
         int scan(byte[] key, int n, boolean reverse, Sink sink) throws Exception;
 
+        /** The values of {@code keys} in their order (null where absent), as one batched call. */
+        List<byte[]> multiGet(List<byte[]> keys) throws Exception;
+
+        /**
+         * The value of {@code key}, asynchronously where the store can (RemixDB); a store without
+         * asynchronous reads (RocksDB's Java API) reads it blocking and returns a completed future.
+         */
+        default java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) throws Exception {
+            return java.util.concurrent.CompletableFuture.completedFuture(get(key));
+        }
+
         @Override
         void close();
     }

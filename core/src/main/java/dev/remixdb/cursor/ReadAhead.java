@@ -1,0 +1,78 @@
+package dev.remixdb.cursor;
+
+import dev.remixdb.cache.BlockCache;
+
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Whether a scan should fetch the next block of every run at once when it starts ({@link
+ * VersionSource}). Worth it only when the reader runs a batch's reads in parallel (io_uring) and
+ * blocks are missing from the cache often enough that scans wait on the disk: with the data in the
+ * cache, asking the cache about every run's next block costs time and saves none. The cache's
+ * hits and misses are sampled every {@value #SAMPLE} questions; more than one miss in a hundred
+ * lookups turns read-ahead on.
+ *
+ * <p>The system property {@code remixdb.scanReadAhead} ({@code auto}, {@code always},
+ * {@code never}) overrides the choice, for benchmarks and tests. Thread-safe.
+ */
+public final class ReadAhead {
+    private static final int SAMPLE = 1024;
+
+    private final BlockCache cache;
+    private final boolean parallel;
+    private final Boolean forced;
+    private final AtomicLong asked = new AtomicLong();
+    private final java.util.concurrent.atomic.LongAdder blocks = new java.util.concurrent.atomic.LongAdder();
+    private volatile boolean on;
+    private long lastHits;
+    private long lastMisses;
+
+    /** Read-ahead over {@code cache}; {@code parallelReads}: the reader overlaps a batch's reads. */
+    public ReadAhead(BlockCache cache, boolean parallelReads) {
+        this.cache = cache;
+        this.parallel = parallelReads;
+        String mode = System.getProperty("remixdb.scanReadAhead", "auto").trim().toLowerCase(Locale.ROOT);
+        this.forced = switch (mode) {
+            case "always" -> Boolean.TRUE;
+            case "never" -> Boolean.FALSE;
+            case "auto", "" -> null;
+            default -> throw new IllegalArgumentException(
+                    "system property remixdb.scanReadAhead=" + mode + ": expected auto, always or never");
+        };
+    }
+
+    /** Whether the scan starting now should fetch ahead. */
+    public boolean worthIt() {
+        if (forced != null) {
+            return forced;
+        }
+        if (!parallel) {
+            return false;
+        }
+        if (asked.incrementAndGet() % SAMPLE == 0) {
+            sample();
+        }
+        return on;
+    }
+
+    /** Counts blocks a scan read ahead into the cache. */
+    void fetched(int count) {
+        blocks.add(count);
+    }
+
+    /** Blocks scans have read ahead into the cache since the store opened. */
+    public long blocksFetched() {
+        return blocks.sum();
+    }
+
+    private synchronized void sample() {
+        long hits = cache.hits();
+        long misses = cache.misses();
+        long h = hits - lastHits;
+        long m = misses - lastMisses;
+        lastHits = hits;
+        lastMisses = misses;
+        on = m * 100 > h + m;
+    }
+}
