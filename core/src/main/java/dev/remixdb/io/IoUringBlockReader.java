@@ -181,7 +181,16 @@ public final class IoUringBlockReader implements BlockReader {
         if (loop.inEventLoop()) {
             enqueue(reads);
         } else {
-            loop.execute(() -> enqueue(reads));
+            try {
+                loop.execute(() -> enqueue(reads));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // The reader closed after the check above: nothing was queued, so undo and fail.
+                for (Read r : reads) {
+                    r.file.release();
+                }
+                pending.addAndGet(-reads.length);
+                return CompletableFuture.failedFuture(new IOException("block reader is closed", e));
+            }
         }
         return b.future;
     }
