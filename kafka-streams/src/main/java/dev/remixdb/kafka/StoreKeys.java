@@ -25,6 +25,8 @@ final class StoreKeys {
     static final byte DATA = 0x01;
     /** The first user key: everything user-visible is at or after it. */
     static final byte[] DATA_START = {DATA};
+    /** The first metadata key: the store's own keys are in [META_START, DATA_START). */
+    static final byte[] META_START = {META};
     /** Just past the last user key (exclusive upper bound). */
     static final byte[] DATA_END = {DATA + 1};
 

@@ -238,6 +238,28 @@ class RemixKeyValueStoreTest {
     }
 
     @Test
+    void anEmptyStoreCountsNoEntriesAndItsOwnKeysNever() {
+        assertEquals(0, store.approximateNumEntries(), "the store's metadata keys are not user entries");
+        store.put(b(1), new byte[] {1});
+        store.put(b(2), new byte[] {2});
+        store.put(b(3), new byte[] {3});
+        assertEquals(3, store.approximateNumEntries());
+        store.flush();  // writes the committed offsets and position as metadata
+        assertEquals(3, store.approximateNumEntries());
+    }
+
+    @Test
+    void theInvalidRangeWarningIsKafkasOwnSentence() throws Exception {
+        // Kafka's RocksDB store has the sentence inline in its code: find it in the class file.
+        try (var in = org.apache.kafka.streams.state.internals.RocksDBStore.class
+                .getResourceAsStream("RocksDBStore.class")) {
+            String classFile = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(classFile.contains(RemixKeyValueStore.INVALID_RANGE),
+                    "our warning differs from Kafka's: " + RemixKeyValueStore.INVALID_RANGE);
+        }
+    }
+
+    @Test
     void storeLivesInStateDirSlashNameAndIsPersistent() {
         assertTrue(Files.isDirectory(dir.resolve("kv")));
         assertTrue(store.persistent());
