@@ -110,7 +110,7 @@ final class ReadersCommand implements Callable<Integer> {
 
     private double measure(Path file, int depth, String name, boolean ring, boolean async) throws Exception {
         if (dropCaches) {
-            dropPageCache();
+            PageCache.drop();
         }
         long blocks = (fileMb << 20) / block;
         AtomicLong reads = new AtomicLong();
@@ -182,10 +182,5 @@ final class ReadersCommand implements Callable<Integer> {
             CompletableFuture.allOf(inFlight).join();
             reads.addAndGet(n + depth);
         }
-    }
-
-    private static void dropPageCache() throws IOException, InterruptedException {
-        new ProcessBuilder("sync").inheritIO().start().waitFor();
-        Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "1");
     }
 }

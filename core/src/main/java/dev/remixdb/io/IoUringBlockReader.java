@@ -72,6 +72,9 @@ public final class IoUringBlockReader implements BlockReader {
     private final int openFlags;
     private final boolean direct;
     private final BouncePool bounces = new BouncePool();
+    /** Each thread's room for pread's errno: one allocation per thread, not one per read. */
+    private static final ThreadLocal<MemorySegment> ERRNO =
+            ThreadLocal.withInitial(() -> NativeFiles.errnoState(Arena.ofAuto()));
     /** Blocking reads running now: close() waits for them before it frees the bounce buffers. */
     private final AtomicInteger blockingReads = new AtomicInteger();
 
@@ -219,8 +222,8 @@ public final class IoUringBlockReader implements BlockReader {
         blockingReads.incrementAndGet();
         Window w = new Window(offset, dst, direct);
         MemorySegment buffer = w.bounced ? bounces.take(w.length) : dst;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = NativeFiles.errnoState(arena);
+        try {
+            MemorySegment state = ERRNO.get();
             long done = 0;
             while (done < w.needed) {
                 long n = NativeFiles.pread(f.fd, buffer.asSlice(done, w.length - done), w.start + done, state, f.path);

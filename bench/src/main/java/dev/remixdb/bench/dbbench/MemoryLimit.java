@@ -55,26 +55,13 @@ final class MemoryLimit implements AutoCloseable {
         MemoryLimit limit = new MemoryLimit(dir);
         try {
             Files.writeString(dir.resolve("memory.limit_in_bytes"), Long.toString(bytes));
-            dropPageCache();
+            // Pages another process (the previous child) left cached would be read outside the limit.
+            dev.remixdb.bench.PageCache.drop();
         } catch (IOException e) {
             limit.close();
             throw new IOException("could not set the memory limit in " + dir + ": " + e.getMessage(), e);
         }
         return limit;
-    }
-
-    /**
-     * Empties the page cache, so that the child reads the store's files from the disk, not from
-     * pages another process (the previous child) left cached outside the group's limit.
-     */
-    private static void dropPageCache() throws IOException {
-        try {
-            new ProcessBuilder("sync").inheritIO().start().waitFor();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while syncing", e);
-        }
-        Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "1");
     }
 
     /** The command prefix that moves the shell into the group and then runs the rest of the command line. */
