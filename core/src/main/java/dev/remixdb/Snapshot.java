@@ -24,6 +24,14 @@ public interface Snapshot extends AutoCloseable {
     /** A cursor over [{@code lower}, {@code upper}) as of the snapshot (a null bound is open). */
     Cursor cursor(byte[] lower, byte[] upper);
 
+    /**
+     * Visits up to {@code limit} entries of [{@code from}, {@code to}) as of the snapshot, as
+     * {@link RemixDB#scan} does.
+     *
+     * @return the number of entries visited
+     */
+    int scan(byte[] from, byte[] to, int limit, EntryVisitor visitor);
+
     /** The sequence number of the last write the snapshot sees. */
     long sequence();
 

@@ -206,6 +206,43 @@ final class Store implements AutoCloseable {
         cursors.remove(c);
     }
 
+    private final Object viewLock = new Object();
+    /** Cursors closed by another thread than their views', whose blocks must stay readable. */
+    private int viewHolds;
+    /** The store closed while views were held: the last release closes the cache. */
+    private boolean cacheCloseDeferred;
+
+    void viewsHeld() {
+        synchronized (viewLock) {
+            viewHolds++;
+        }
+    }
+
+    void viewsReleased() {
+        boolean closeCache;
+        synchronized (viewLock) {
+            closeCache = --viewHolds == 0 && cacheCloseDeferred;
+            cacheCloseDeferred &= !closeCache;
+        }
+        if (closeCache) {
+            cache.close();
+        }
+    }
+
+    /**
+     * The cache's memory goes with it; while a cursor closed under another thread's views still
+     * pins blocks ({@link StoreCursor}), it goes with the last of them instead.
+     */
+    private void closeCacheUnlessViewsHeld() {
+        synchronized (viewLock) {
+            if (viewHolds > 0) {
+                cacheCloseDeferred = true;
+                return;
+            }
+        }
+        cache.close();
+    }
+
     /** A consistent read-only view of the store as of now. */
     Snapshot snapshot() {
         checkOpen();
@@ -299,7 +336,7 @@ final class Store implements AutoCloseable {
         } catch (Throwable t) {
             error = Closeables.add(error, t);
         }
-        List<AutoCloseable> rest = new ArrayList<>(List.of(cache, reader, dir));
+        List<AutoCloseable> rest = new ArrayList<>(List.of(this::closeCacheUnlessViewsHeld, reader, dir));
         error = Closeables.closeAll(rest, error);
         Closeables.rethrow(error);
     }

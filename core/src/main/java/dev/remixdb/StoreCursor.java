@@ -8,9 +8,11 @@ import dev.remixdb.engine.MemtableRef;
 import dev.remixdb.engine.ReadState;
 import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.RemixCursor;
+import dev.remixdb.version.RefCounted;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,24 +22,52 @@ import java.util.List;
  * keeps its read state (memtables, tables, REMIXes) alive until closed.
  *
  * <p>It moves both ways through {@link Merger}; backwards, each source steps back on its own sorted
- * structure (the REMIX's sorted view, the memtable's skip list) rather than re-scanning forwards.
+ * structure (the REMIX's sorted view, the memtable's tree) rather than re-scanning forwards.
  *
- * <p>Every method holds the cursor's monitor. The cursor has one user thread, but the store's
- * {@link Store#close()} closes it from another: the monitor makes that close wait for a call in
- * progress (which would otherwise read freed memtable memory or a cache slot already given to
- * another block), and calls after it see {@link ClosedException}. Uncontended, the monitor costs a
- * compare-and-swap per call and allocates nothing.
+ * <p>The cursor has one user thread at a time, but the store's {@link Store#close()} closes it from
+ * another. Every call runs inside a {@link CallGuard}: a close waits for the call in progress (which
+ * would otherwise read freed memtable memory or a cache slot already given to another block), and
+ * calls after it see {@link ClosedException}. The guard costs a fence per call where a monitor cost
+ * two atomic updates, which was a sixth of a scan step.
+ *
+ * <p>Views ({@link #keyView()}) are read outside any call, so a close from another thread cannot
+ * wait for them, nor end them (see {@link EntryViews}). Such a close releases the snapshot's state
+ * at once but keeps what views can reach (the merger's pinned blocks and buffers, the memtables)
+ * until the views' thread next touches the cursor or the views become garbage.
  */
 final class StoreCursor implements Cursor {
+    /**
+     * Made on first use only: a close under another thread's views is rare, and a store that never
+     * meets one starts no thread for it. One daemon thread per JVM once started.
+     */
+    private static final class ViewCleaner {
+        static final Cleaner CLEANER = Cleaner.create(
+                Thread.ofPlatform().daemon().name("remixdb-view-cleaner").factory());
+    }
+
     private final Store store;
     private final ReadState state;
     private final Merger merger;
     /** Inclusive lower and exclusive upper bound, or null. */
     private final MemorySegment lower;
     private final MemorySegment upper;
+    private final CallGuard guard = new CallGuard();
     /** The merger sits on a key outside the bounds: the cursor is invalid. */
     private boolean outside;
-    private boolean closed;
+    private final EntryViews views = new EntryViews();
+    /**
+     * The current entry's memory, read from the sources once per position ({@link #fetch()}):
+     * each source call walks down the version, the REMIX and a table cursor. Null after a move.
+     */
+    private Source entryOf;
+    private MemorySegment keyMemory;
+    private long keyOffset;
+    private int keyLength;
+    private MemorySegment valueMemory;
+    private long valueOffset;
+    private int valueLength;
+    /** After a close by another thread than the views': releases what the views can reach. */
+    private volatile Cleaner.Cleanable deferred;
 
     /** Takes over the caller's reference to {@code state}. Bounds are copied; null is open. */
     StoreCursor(Store store, ReadState state, long snapshot, byte[] lower, byte[] upper) {
@@ -55,41 +85,98 @@ final class StoreCursor implements Cursor {
         this.merger = new Merger(sources);
     }
 
-    @Override
-    public synchronized void seekToFirst() {
-        checkOpen();
-        try {
-            if (lower == null) {
-                merger.seekToFirst();
-            } else {
-                merger.seek(lower, 0, (int) lower.byteSize());
-            }
-            settleForwards();
-        } catch (dev.remixdb.remix.CorruptionException e) {
-            throw new CorruptionException(e);
+    // ------------------------------------------------------------------ calls
+
+    /** Starts a call, or throws {@link ClosedException} when the cursor is closed or closing. */
+    private void enter() {
+        if (!guard.enter()) {
+            closedCall();
         }
     }
 
-    @Override
-    public synchronized void seek(byte[] key) {
-        checkOpen();
-        checkKey(key);
-        MemorySegment k = MemorySegment.ofArray(key);
-        if (lower != null && compare(k, lower) < 0) {
-            k = lower;
+    private void exit() {
+        guard.exit();
+    }
+
+    /**
+     * Every move starts here: the entry's views end, and so does the cached entry, since a move
+     * that throws halfway may already have let go of the memory it pointed into.
+     */
+    private void beginMove() {
+        views.end();
+        entryOf = null;
+    }
+
+    /**
+     * A call on a closed or closing cursor: waits for the close to finish (it waits for no call,
+     * so this is short), ends the views another thread's close left to this one, then throws.
+     */
+    private void closedCall() {
+        for (int spins = 0; !guard.isClosed(); spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
         }
+        Cleaner.Cleanable d = deferred;
+        if (d != null) {
+            if (views.endDetached()) {
+                deferred = null;
+                d.clean();  // the views are gone: free what they showed now, not at the next GC
+            }
+        } else if (views.openByCaller()) {
+            views.end();  // copies left by a close on another thread
+        }
+        throw new ClosedException("cursor of " + store);
+    }
+
+    @Override
+    public void seekToFirst() {
+        enter();
         try {
+            beginMove();
+            first();
+        } catch (dev.remixdb.remix.CorruptionException e) {
+            throw new CorruptionException(e);
+        } finally {
+            exit();
+        }
+    }
+
+    private void first() {
+        if (lower == null) {
+            merger.seekToFirst();
+        } else {
+            merger.seek(lower, 0, (int) lower.byteSize());
+        }
+        settleForwards();
+    }
+
+    @Override
+    public void seek(byte[] key) {
+        enter();
+        try {
+            checkKey(key);
+            beginMove();
+            MemorySegment k = MemorySegment.ofArray(key);
+            if (lower != null && compare(k, lower) < 0) {
+                k = lower;
+            }
             merger.seek(k, 0, (int) k.byteSize());
             settleForwards();
         } catch (dev.remixdb.remix.CorruptionException e) {
             throw new CorruptionException(e);
+        } finally {
+            exit();
         }
     }
 
     @Override
-    public synchronized void seekToLast() {
-        checkOpen();
+    public void seekToLast() {
+        enter();
         try {
+            beginMove();
             if (upper == null) {
                 merger.seekToLast();
             } else {
@@ -98,15 +185,18 @@ final class StoreCursor implements Cursor {
             settleBackwards();
         } catch (dev.remixdb.remix.CorruptionException e) {
             throw new CorruptionException(e);
+        } finally {
+            exit();
         }
     }
 
     @Override
-    public synchronized void seekForPrev(byte[] key) {
-        checkOpen();
-        checkKey(key);
-        MemorySegment k = MemorySegment.ofArray(key);
+    public void seekForPrev(byte[] key) {
+        enter();
         try {
+            checkKey(key);
+            beginMove();
+            MemorySegment k = MemorySegment.ofArray(key);
             if (upper != null && compare(k, upper) >= 0) {
                 seekBelowUpper();
             } else {
@@ -115,6 +205,8 @@ final class StoreCursor implements Cursor {
             settleBackwards();
         } catch (dev.remixdb.remix.CorruptionException e) {
             throw new CorruptionException(e);
+        } finally {
+            exit();
         }
     }
 
@@ -132,6 +224,7 @@ final class StoreCursor implements Cursor {
      */
     private void settleForwards() {
         outside = false;
+        entryOf = null;
         while (merger.isValid()) {
             if (upper != null && compareCurrent(upper) >= 0) {
                 outside = true;
@@ -147,6 +240,7 @@ final class StoreCursor implements Cursor {
     /** After a backward move: passes over tombstones, and stops at the lower bound. */
     private void settleBackwards() {
         outside = false;
+        entryOf = null;
         while (merger.isValid()) {
             if (lower != null && compareCurrent(lower) < 0) {
                 outside = true;
@@ -175,29 +269,111 @@ final class StoreCursor implements Cursor {
     }
 
     @Override
-    public synchronized boolean isValid() {
-        checkOpen();
-        return merger.isValid() && !outside;
-    }
-
-    @Override
-    public synchronized byte[] key() {
+    public boolean isValid() {
+        enter();
         try {
-            Source s = positioned();
-            return copy(s.keySegment(), s.keyOffset(), s.keyLength());
-        } catch (dev.remixdb.remix.CorruptionException e) {
-            throw new CorruptionException(e);
+            return merger.isValid() && !outside;
+        } finally {
+            exit();
         }
     }
 
     @Override
-    public synchronized byte[] value() {
+    public byte[] key() {
+        enter();
         try {
-            Source s = positioned();
-            return copy(s.valueSegment(), s.valueOffset(), s.valueLength());
+            fetch();
+            return copy(keyMemory, keyOffset, keyLength);
         } catch (dev.remixdb.remix.CorruptionException e) {
             throw new CorruptionException(e);
+        } finally {
+            exit();
         }
+    }
+
+    @Override
+    public byte[] value() {
+        enter();
+        try {
+            fetch();
+            return copy(valueMemory, valueOffset, valueLength);
+        } catch (dev.remixdb.remix.CorruptionException e) {
+            throw new CorruptionException(e);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public MemorySegment keyView() {
+        enter();
+        try {
+            fetch();
+            return views.view(keyMemory, keyOffset, keyLength);
+        } catch (dev.remixdb.remix.CorruptionException e) {
+            throw new CorruptionException(e);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public MemorySegment valueView() {
+        enter();
+        try {
+            fetch();
+            return views.view(valueMemory, valueOffset, valueLength);
+        } catch (dev.remixdb.remix.CorruptionException e) {
+            throw new CorruptionException(e);
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * From the first key of the cursor's range, hands up to {@code limit} entries to {@code visitor}
+     * as views valid during its call; returns how many it saw. One call for the whole scan.
+     */
+    int scan(int limit, EntryVisitor visitor) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("negative limit: " + limit);
+        }
+        enter();
+        int n = 0;
+        try {
+            beginMove();
+            first();
+            while (n < limit && merger.isValid() && !outside) {
+                fetch();
+                n++;
+                boolean more;
+                guard.enterCallback();
+                try {
+                    more = visitor.visit(views.view(keyMemory, keyOffset, keyLength),
+                            views.view(valueMemory, valueOffset, valueLength));
+                } finally {
+                    guard.exitCallback();
+                    if (views.endableByCaller()) {
+                        views.end();
+                    }
+                }
+                if (guard.isClosing()) {
+                    // The visitor closed the cursor (or the store) on this thread.
+                    throw new ClosedException("cursor of " + store);
+                }
+                if (!more || n == limit) {
+                    break;
+                }
+                entryOf = null;
+                merger.next();
+                settleForwards();
+            }
+        } catch (dev.remixdb.remix.CorruptionException e) {
+            throw new CorruptionException(e);
+        } finally {
+            exit();
+        }
+        return n;
     }
 
     /** A bulk copy straight into a new array: no slice object, one bounds and liveness check. */
@@ -208,53 +384,128 @@ final class StoreCursor implements Cursor {
     }
 
     @Override
-    public synchronized void next() {
-        positioned();
+    public void next() {
+        enter();
         try {
+            positioned();
+            beginMove();
             merger.next();
             settleForwards();
         } catch (dev.remixdb.remix.CorruptionException e) {
             throw new CorruptionException(e);
+        } finally {
+            exit();
         }
     }
 
     @Override
-    public synchronized void prev() {
-        positioned();
+    public void prev() {
+        enter();
         try {
+            positioned();
+            beginMove();
             merger.prev();
             settleBackwards();
         } catch (dev.remixdb.remix.CorruptionException e) {
             throw new CorruptionException(e);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Reads the current entry's memory from its source, once per position. */
+    private void fetch() {
+        Source s = positioned();
+        if (entryOf != s) {
+            keyMemory = s.keySegment();
+            keyOffset = s.keyOffset();
+            keyLength = s.keyLength();
+            valueMemory = s.valueSegment();
+            valueOffset = s.valueOffset();
+            valueLength = s.valueLength();
+            entryOf = s;
         }
     }
 
     private Source positioned() {
-        checkOpen();
         if (!merger.isValid() || outside) {
             throw new IllegalStateException("cursor is not positioned at a key");
         }
         return merger.current();
     }
 
-    private void checkOpen() {
-        if (closed) {
-            throw new ClosedException("cursor of " + store);
+    @Override
+    public void close() {
+        // The store closes cursors left open by other threads: only one close may release.
+        if (!guard.beginClose()) {
+            try {
+                closedCall();
+            } catch (ClosedException expected) {
+                // close() is idempotent: it only finishes what another thread's close left to this one.
+            }
+            return;
+        }
+        try {
+            if (!views.endableByCaller()) {
+                if (EntryViews.ZERO_COPY) {
+                    closeKeepingViews();
+                    return;
+                }
+                // Copies alias nothing of the store: release it all; their thread ends them later.
+            } else {
+                views.end();
+            }
+            try {
+                merger.close();
+            } finally {
+                state.release();
+                store.cursorClosed(this);
+            }
+        } finally {
+            guard.endClose();
         }
     }
 
-    @Override
-    public synchronized void close() {
-        // The store closes cursors left open by other threads: only one close may release.
-        if (closed) {
-            return;
-        }
-        closed = true;
+    /**
+     * A close by another thread while views are open: the state goes now (so that the store's close
+     * need not wait for a thread that may never come back), what the views can reach goes later.
+     */
+    private void closeKeepingViews() {
+        List<MemtableRef> memtables = new ArrayList<>(1 + state.frozen().size());
         try {
-            merger.close();
+            memtables.add(state.mem());
+            memtables.addAll(state.frozen());
+            for (MemtableRef m : memtables) {
+                m.retain();
+            }
+            store.viewsHeld();
+            // Refers to neither the cursor nor the views' scope, or the cleaner could never run.
+            Merger m = merger;
+            Store st = store;
+            Runnable release = () -> {
+                try {
+                    m.close();
+                } finally {
+                    try {
+                        RefCounted.releaseAll(memtables, null);
+                    } finally {
+                        st.viewsReleased();
+                    }
+                }
+            };
+            try {
+                deferred = ViewCleaner.CLEANER.register(views.scope(), release);
+            } catch (RuntimeException | Error e) {
+                release.run();  // nothing will watch the views: keep nothing for them
+                throw e;
+            }
+            views.detach();
         } finally {
-            state.release();
-            store.cursorClosed(this);
+            try {
+                state.release();
+            } finally {
+                store.cursorClosed(this);
+            }
         }
     }
 }

@@ -96,6 +96,17 @@ final class StoreSnapshot implements Snapshot {
         }
     }
 
+    @Override
+    public int scan(byte[] from, byte[] to, int limit, EntryVisitor visitor) {
+        java.util.Objects.requireNonNull(visitor, "visitor");
+        if (limit < 0) {
+            throw new IllegalArgumentException("negative limit: " + limit);
+        }
+        try (Cursor c = cursor(from, to)) {
+            return ((StoreCursor) c).scan(limit, visitor);
+        }
+    }
+
     /** The state, retained for one call: a close meanwhile cannot free what the call reads. */
     private ReadState retainState() {
         store.checkOpen();

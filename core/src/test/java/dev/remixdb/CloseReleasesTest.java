@@ -60,6 +60,7 @@ class CloseReleasesTest {
         long firstOffHeap = -1;
         for (int round = 0; round < ROUNDS; round++) {
             String where = "seed " + seed + " round " + round;
+            java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
             RemixDB db = RemixDB.open(dir, options());
             Stats fresh = db.stats();
             if (firstOffHeap < 0) {
@@ -79,7 +80,7 @@ class CloseReleasesTest {
 
             assertEquals(List.of(), filesUnder(real, "/proc/self/fd"), where + ": descriptors still open into the store");
             assertEquals(List.of(), mappingsUnder(real), where + ": files still mapped");
-            assertNoStoreThreads(where);
+            assertNoStoreThreads(before, where);
             // The lock is free: in this JVM, a lock still held would throw OverlappingFileLockException.
             try (FileChannel ch = FileChannel.open(dir.resolve("LOCK"), StandardOpenOption.WRITE);
                  FileLock lock = ch.tryLock()) {
@@ -163,10 +164,14 @@ class CloseReleasesTest {
         return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.contains(real.toString())).toList();
     }
 
-    /** The store's threads end with close(); join them (a thread may still be unwinding as close returns). */
-    private static void assertNoStoreThreads(String where) throws InterruptedException {
+    /**
+     * The store's threads end with close(); join them (a thread may still be unwinding as close
+     * returns). Threads that were running before the store opened are not its own: the JVM-wide
+     * cleaners that other tests in this JVM may have started (snapshots, views).
+     */
+    private static void assertNoStoreThreads(java.util.Set<Thread> before, String where) throws InterruptedException {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("remixdb-")) {
+            if (t.getName().startsWith("remixdb-") && !before.contains(t)) {
                 t.join(TimeUnit.SECONDS.toMillis(10));
                 assertTrue(!t.isAlive(), where + ": thread " + t.getName() + " outlived close()");
             }

@@ -395,11 +395,30 @@ class ConcurrencyTest {
                                     }
                                 }
                             } else if (w == writers + 2) {
-                                // Nothing but cursor calls, so that close() most likely meets one in progress.
-                                try (Cursor c = db.cursor()) {
-                                    for (c.seekToFirst(); c.isValid(); c.next()) {
-                                        c.value();
+                                // Nothing but cursor calls, so that close() most likely meets one in progress;
+                                // every other pass reads views, whose memory a close must not free under them.
+                                if (n % 3 == 0) {
+                                    try (Cursor c = db.cursor()) {
+                                        for (c.seekToFirst(); c.isValid(); c.next()) {
+                                            c.value();
+                                        }
                                     }
+                                } else if (n % 3 == 1) {
+                                    try (Cursor c = db.cursor()) {
+                                        for (c.seekToFirst(); c.isValid(); c.next()) {
+                                            String s = new String(c.keyView().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                                                    StandardCharsets.UTF_8);
+                                            round(s.charAt(1) - '0', Integer.parseInt(s.substring(3)),
+                                                    c.valueView().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), where + " views");
+                                        }
+                                    }
+                                } else {
+                                    db.scan(null, null, Integer.MAX_VALUE, (k, v) -> {
+                                        String s = new String(k.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                                        round(s.charAt(1) - '0', Integer.parseInt(s.substring(3)),
+                                                v.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), where + " scan views");
+                                        return true;
+                                    });
                                 }
                             } else {
                                 db.sync();

@@ -137,6 +137,7 @@ class CursorModelTest {
         NavigableMap<byte[], byte[]> range = b.of(model);
         Map.Entry<byte[], byte[]> expected = null;
         StringBuilder steps = new StringBuilder();
+        java.lang.foreign.MemorySegment view = null;
         for (int step = 0; step < 60; step++) {
             int op = expected == null ? rnd.nextInt(4) : rnd.nextInt(8);
             byte[] probe = ModelTest.key(rnd.nextInt(2100), rnd);
@@ -173,10 +174,21 @@ class CursorModelTest {
                 }
             }
             String at = where + ", bounds " + str(b.lower) + ".." + str(b.upper) + ", steps" + steps;
+            if (view != null) {
+                // Every step moved the cursor: the last step's view is dead.
+                org.junit.jupiter.api.Assertions.assertFalse(view.scope().isAlive(), at + ": view outlived a move");
+                view = null;
+            }
             assertEquals(expected != null, c.isValid(), at);
             if (expected != null) {
                 assertArrayEquals(expected.getKey(), c.key(), at);
                 assertArrayEquals(expected.getValue(), c.value(), at);
+                if (rnd.nextBoolean()) {
+                    boolean ofKey = rnd.nextBoolean();
+                    view = ofKey ? c.keyView() : c.valueView();
+                    assertArrayEquals(ofKey ? expected.getKey() : expected.getValue(),
+                            view.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), at + (ofKey ? " (key view)" : " (value view)"));
+                }
             }
         }
     }

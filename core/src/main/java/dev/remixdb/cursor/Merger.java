@@ -17,11 +17,22 @@ import java.util.List;
  *
  * <p>With the handful of inputs it sees (memtables, a version, or the newest tables of one
  * partition), a linear scan for the winner beats a heap.
+ *
+ * <p>A forward step usually costs at most one key comparison: after each full pick the merger
+ * remembers the runner-up (the least key among the other sources) and whether it lies strictly
+ * ahead of the winner. While it does, the other sources hold nothing at or before the winner's key,
+ * so a step moves the winner alone and compares its new key with the runner-up's; when no other
+ * source has a key left (an empty memtable, or one whose keys all lie behind the scan) a step
+ * compares nothing. A tie or an overtaking falls back to the full step.
  */
 public final class Merger implements AutoCloseable {
     private final Source[] sources;
     private Source current;
     private boolean backwards;
+    /** Forwards: the other source with the least key, or null when none is valid. */
+    private Source runnerUp;
+    /** Forwards: {@link #runnerUp}'s key is greater than the winner's, so no other source sits at it. */
+    private boolean runnerUpAhead;
 
     public Merger(List<? extends Source> byPriority) {
         this.sources = byPriority.toArray(new Source[0]);
@@ -63,6 +74,19 @@ public final class Merger implements AutoCloseable {
     /** Advances every source sitting at the current key, then picks the next winner. */
     public void next() {
         Source at = current;
+        if (!backwards && (runnerUp == null || runnerUpAhead)) {
+            // Nothing else at this key: only the winner moves.
+            at.next();
+            if (runnerUp == null) {
+                current = at.isValid() ? at : null;
+                return;
+            }
+            if (at.isValid() && compare(at, runnerUp) < 0) {
+                return;
+            }
+            pickSmallest();
+            return;
+        }
         MemorySegment k = at.keySegment();
         long ko = at.keyOffset();
         int kl = at.keyLength();
@@ -114,16 +138,28 @@ public final class Merger implements AutoCloseable {
     private void pickSmallest() {
         backwards = false;
         Source best = null;
+        Source second = null;
         for (Source s : sources) {
-            if (s.isValid() && (best == null || compare(s, best) < 0)) {
+            if (!s.isValid()) {
+                continue;
+            }
+            if (best == null) {
                 best = s;
+            } else if (compare(s, best) < 0) {
+                second = best;  // best held the least key so far among the rest
+                best = s;
+            } else if (second == null || compare(s, second) < 0) {
+                second = s;
             }
         }
         current = best;
+        runnerUp = second;
+        runnerUpAhead = second != null && compare(second, best) > 0;
     }
 
     private void pickLargest() {
         backwards = true;
+        runnerUp = null;
         Source best = null;
         for (Source s : sources) {
             // Strictly larger: among equal keys the newest source (lowest index) wins.

@@ -176,7 +176,8 @@ public final class VersionSource implements Source {
 
     @Override
     public boolean isTombstone() {
-        return cursor.isTombstone();
+        // A LIVE cursor stops at live keys only; the user cursor asks at every step.
+        return mode != RemixCursor.Mode.LIVE && cursor.isTombstone();
     }
 
     @Override

@@ -379,6 +379,7 @@ public final class TableCursor implements RunCursor {
         }
         closed = true;
         block = blockCount;
+        decoded = false;
         releaseBlock();
         if (own != null) {
             own.close();

@@ -469,9 +469,14 @@ public final class RemixCursor implements AutoCloseable {
         selector = selectorAt(s * recordSize + at);
     }
 
-    /** The run cursor of the current slot, positioned on demand. */
+    /**
+     * The run cursor of the current slot, positioned on demand. Checks the position only: the moves
+     * checked that the REMIX is open, and reading its records after a close fails in the JVM anyway.
+     */
     private RunCursor current() {
-        checkPositioned();
+        if (!isValid()) {
+            throw new IllegalStateException(closed ? "RemixCursor is closed" : "RemixCursor is not positioned at a key");
+        }
         int r = Selectors.run(selector);
         if (!live[r]) {
             inSegment.probe(segment, slot, r);

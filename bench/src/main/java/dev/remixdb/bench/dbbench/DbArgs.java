@@ -96,6 +96,10 @@ public final class DbArgs {
             + "seek (db_bench's default is one per seek).")
     boolean reuseCursors;
 
+    @Option(names = "--scan-views", description = "RemixDB's scans read each entry through keyView()/valueView() "
+            + "(no copies) instead of key()/value(); the check reads the views. RocksDB's iterator copies as always.")
+    boolean scanViews;
+
     @Option(names = "--io-engine", paramLabel = "ENGINE", defaultValue = "auto",
             description = "RemixDB's block reads: auto, io_uring or filechannel. Default: ${DEFAULT-VALUE}.")
     String ioEngine;
@@ -199,7 +203,7 @@ public final class DbArgs {
         return new DbOptions(List.copyOf(expanded), phaseSpecs, List.copyOf(storeNames), keyCount, readCount, seekCount,
                 scanCount, writeCount, deleteCount, values, d, zipfTheta, threadCount, writerCount, seed, cache, remixMemtable,
                 rocksWriteBuffer, reuseCursors, heapSize, splitJvmOpts(jvmOpts), jfr, dir, keep, json, chart,
-                !noProgress, quick, engine, limit, directIo);
+                !noProgress, quick, engine, limit, directIo, scanViews);
     }
 
     private static long orElse(Long given, long fallback) {

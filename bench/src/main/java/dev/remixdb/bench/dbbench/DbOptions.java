@@ -17,7 +17,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
                         long remixMemtableMb, long rocksWriteBufferMb, boolean reuseCursors, String heap,
                         List<String> jvmOpts, Path jfr, Path dir, boolean keep, Path json, Path chart,
                         boolean progress, boolean quick, String ioEngine, long memoryLimitBytes,
-                        boolean directIo) {
+                        boolean directIo, boolean scanViews) {
 
     /** The child JVM's default options besides the heap: the same collector as bench/run. */
     static final String DEFAULT_JVM_OPTS = "-XX:+UseParallelGC";
@@ -56,6 +56,9 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         }
         if (reuseCursors) {
             a.add("--reuse-cursors");
+        }
+        if (scanViews) {
+            a.add("--scan-views");
         }
         if (jfr != null) {
             add(a, "jfr", jfr.toAbsolutePath().toString());
@@ -96,6 +99,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         m.put("ioEngine", ioEngine);
         m.put("memoryLimitBytes", memoryLimitBytes);
         m.put("directIo", directIo);
+        m.put("scanViews", scanViews);
         return m;
     }
 }

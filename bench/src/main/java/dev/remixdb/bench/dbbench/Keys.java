@@ -39,6 +39,29 @@ public final class Keys {
     }
 
     /** The integer of a 16-byte lowercase hex key, or -1 when {@code key} is not one. */
+    /** {@link #parse(byte[])} of a view. */
+    public static long parse(java.lang.foreign.MemorySegment key) {
+        if (key.byteSize() != BYTES) {
+            return -1;
+        }
+        long x = 0;
+        for (int b = 0; b < BYTES; b++) {
+            int d = digit(key.get(java.lang.foreign.ValueLayout.JAVA_BYTE, b));
+            if (d < 0) {
+                return -1;
+            }
+            x = (x << 4) | d;
+        }
+        return x;
+    }
+
+    private static int digit(int c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    }
+
     public static long parse(byte[] key) {
         if (key == null || key.length != BYTES) {
             return -1;

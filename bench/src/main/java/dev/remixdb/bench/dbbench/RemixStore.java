@@ -11,9 +11,11 @@ import java.util.List;
 /** RemixDB behind {@link Store}: a memtable of {@code --remix-memtable-mb}, a block cache of {@code --cache-mb}. */
 final class RemixStore implements Store {
     private final RemixDB db;
+    private final boolean views;
 
-    private RemixStore(RemixDB db) {
+    private RemixStore(RemixDB db, boolean views) {
         this.db = db;
+        this.views = views;
     }
 
     /** The options the benchmark opens RemixDB with. */
@@ -50,7 +52,7 @@ final class RemixStore implements Store {
     }
 
     static RemixStore open(Path dir, DbOptions o) throws Exception {
-        return new RemixStore(RemixDB.open(dir, options(o)));
+        return new RemixStore(RemixDB.open(dir, options(o)), o.scanViews());
     }
 
     @Override
@@ -79,7 +81,7 @@ final class RemixStore implements Store {
 
     @Override
     public Reader reader(boolean reuseCursor) {
-        return new RemixReader(db, reuseCursor);
+        return new RemixReader(db, reuseCursor, views);
     }
 
     /**
@@ -115,11 +117,13 @@ final class RemixStore implements Store {
     private static final class RemixReader implements Reader {
         private final RemixDB db;
         private final boolean reuse;
+        private final boolean views;
         private Cursor kept;
 
-        RemixReader(RemixDB db, boolean reuse) {
+        RemixReader(RemixDB db, boolean reuse, boolean views) {
             this.db = db;
             this.reuse = reuse;
+            this.views = views;
         }
 
         @Override
@@ -148,7 +152,11 @@ final class RemixStore implements Store {
                 }
                 int done = 0;
                 while (done < n && c.isValid()) {
-                    sink.accept(c.key(), c.value());
+                    if (views) {
+                        sink.acceptView(c.keyView(), c.valueView());
+                    } else {
+                        sink.accept(c.key(), c.value());
+                    }
                     done++;
                     if (done < n) {
                         if (reverse) {

@@ -1,5 +1,8 @@
 package dev.remixdb.bench.dbbench;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * Checks one scan as the store hands its entries over: the first key must be the first present key
  * at or after the target (at or before, in reverse), each next key the next present one, each value's
@@ -60,6 +63,43 @@ final class ScanCheck implements Store.Sink {
         }
         expected = reverse ? live.prevLive(idx - 1) : live.nextLive(idx + 1);
     }
+
+    /** As {@link #accept}, reading the views in place: the copies are what --scan-views leaves out. */
+    @Override
+    public void acceptView(MemorySegment key, MemorySegment value) {
+        seen++;
+        if (problem != null) {
+            return;
+        }
+        long idx = Keys.parse(key);
+        if (expected < 0) {
+            problem = "entry " + seen + " is " + Keys.show(key.toArray(ValueLayout.JAVA_BYTE)) + " but no key is left in that direction";
+            return;
+        }
+        if (idx != expected) {
+            problem = "entry " + seen + " is " + Keys.show(key.toArray(ValueLayout.JAVA_BYTE)) + ", expected "
+                    + Keys.show(Keys.of(expected));
+            return;
+        }
+        int gen = live.gen(idx);
+        boolean ok;
+        if (seen == 1) {
+            values.fill(idx, gen, scratch);
+            ok = value.byteSize() == scratch.length && MemorySegment.mismatch(value, 0, value.byteSize(),
+                    MemorySegment.ofArray(scratch), 0, scratch.length) < 0;
+        } else {
+            ok = value.byteSize() == values.size() && value.byteSize() >= 12
+                    && value.get(BIG_LONG, 0) == idx && value.get(BIG_INT, 8) == gen;
+        }
+        if (!ok) {
+            problem = "entry " + seen + " (" + Keys.show(Keys.of(idx)) + ") has a wrong value";
+            return;
+        }
+        expected = reverse ? live.prevLive(idx - 1) : live.nextLive(idx + 1);
+    }
+
+    private static final ValueLayout.OfLong BIG_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt BIG_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     /**
      * Ends the scan that asked for {@code n} entries and got {@code got}; reports a problem to the

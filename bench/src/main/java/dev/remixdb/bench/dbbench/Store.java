@@ -72,6 +72,11 @@ public interface Store extends AutoCloseable {
     @FunctionalInterface
     interface Sink {
         void accept(byte[] key, byte[] value);
+
+        /** Receives an entry as views valid during the call (RemixDB with --scan-views); by default copies them. */
+        default void acceptView(java.lang.foreign.MemorySegment key, java.lang.foreign.MemorySegment value) {
+            accept(key.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
     }
 
     /** One option as it is set, and what it would be by default, for the report. */

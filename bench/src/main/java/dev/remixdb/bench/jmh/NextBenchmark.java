@@ -21,8 +21,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One step of a scan, reading the key reached: REMIX next (selectors only, no key comparison,
- * REMIX §3.3) vs merging-iterator next (a heap sift that compares keys of several runs), at H = 8 by
- * default. At the end of the data the iterator seeks back to a random key (rare: once per dataset).
+ * REMIX §3.3) vs merging-iterator next (a heap sift that compares keys of several runs), at
+ * H = 1, 4, 8 and 16. At the end of the data the iterator seeks back to a random key (rare: once per dataset).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -36,7 +36,7 @@ public class NextBenchmark {
     @Param({"remix", "merging"})
     public String index;
 
-    @Param("8")
+    @Param({"1", "4", "8", "16"})
     public int runs;
 
     @Param("100000")
