@@ -49,8 +49,8 @@ public interface Cursor extends AutoCloseable {
      * {@link WrongThreadException}, and until their thread moves the cursor, other threads can
      * neither take views nor move the cursor ({@link IllegalStateException}). Closing the cursor, or
      * the store, from another thread is allowed: the memory behind the views is then kept until their
-     * thread touches the cursor again (which throws {@link ClosedException} and ends the views) or
-     * the views are garbage.
+     * thread touches the cursor again (which throws {@link ClosedException} and ends the views), or
+     * the cursor and its views are garbage.
      *
      * <p>The views alias the store's memory when the JVM allows this module restricted methods
      * ({@code --enable-native-access}, which the io_uring reader needs too); otherwise each view is a

@@ -6,7 +6,7 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * The views a cursor hands out of its current entry ({@link Cursor#keyView()}), and their lifetime.
- * Not thread-safe: the cursor's monitor guards it.
+ * Not thread-safe: used inside the cursor's guarded calls, and by a close once no call runs.
  *
  * <p>All views of one entry share a confined arena, opened by the entry's first view and closed when
  * the cursor moves or closes; a view read after that throws {@link IllegalStateException} in the
@@ -30,10 +30,11 @@ final class EntryViews {
     private Arena arena;
     private Thread owner;
     /**
-     * After {@link #detach()}: the arena, held weakly so that the cursor does not keep it (and so
-     * the memory behind its views) alive; its views keep its scope alive themselves.
+     * After {@link #detach()}: the arena of views that only their thread can end now. Held
+     * strongly: a view holds the arena's scope but not the arena, so a weak reference could be
+     * cleared while views live, and their thread could then no longer end them.
      */
-    private java.lang.ref.WeakReference<Arena> detached;
+    private Arena detached;
 
     /** A read-only view of {@code length} bytes of {@code from} at {@code offset}, valid until {@link #end()}. */
     MemorySegment view(MemorySegment from, long offset, int length) {
@@ -53,26 +54,22 @@ final class EntryViews {
     }
 
     /**
-     * Lets go of the open views for good (a close by another thread): this object no longer keeps
-     * their arena reachable, so a cleaner watching {@link #scope()} can run once the views are
-     * garbage; their thread may still end them with {@link #endDetached()}.
+     * Sets the open views aside for good (a close by another thread): no more views are handed
+     * out, and only their thread can end them, with {@link #endDetached()}.
      */
     void detach() {
-        detached = new java.lang.ref.WeakReference<>(arena);
+        detached = arena;
         arena = null;
     }
 
-    /** On the views' thread after {@link #detach()}: ends them if they still exist. Returns whether it could. */
+    /** On the views' thread after {@link #detach()}: ends them. Returns whether it did. */
     boolean endDetached() {
         if (detached == null || owner != Thread.currentThread()) {
             return false;
         }
-        Arena a = detached.get();
+        Arena a = detached;
         detached = null;
         owner = null;
-        if (a == null) {
-            return false;
-        }
         a.close();
         return true;
     }

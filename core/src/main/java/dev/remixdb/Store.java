@@ -326,7 +326,11 @@ final class Store implements AutoCloseable {
             error = Closeables.add(error, t);
         }
         for (StoreCursor c : List.copyOf(cursors)) {
-            c.close();
+            try {
+                c.close();
+            } catch (Throwable t) {
+                error = Closeables.add(error, t);  // close the rest of the store all the same
+            }
         }
         for (StoreSnapshot.Pin p : List.copyOf(snapshots)) {
             p.release(false);

@@ -33,7 +33,7 @@ import java.util.List;
  * <p>Views ({@link #keyView()}) are read outside any call, so a close from another thread cannot
  * wait for them, nor end them (see {@link EntryViews}). Such a close releases the snapshot's state
  * at once but keeps what views can reach (the merger's pinned blocks and buffers, the memtables)
- * until the views' thread next touches the cursor or the views become garbage.
+ * until the views' thread next touches the cursor, or the cursor and its views become garbage.
  */
 final class StoreCursor implements Cursor {
     /**
@@ -66,8 +66,11 @@ final class StoreCursor implements Cursor {
     private MemorySegment valueMemory;
     private long valueOffset;
     private int valueLength;
-    /** After a close by another thread than the views': releases what the views can reach. */
-    private volatile Cleaner.Cleanable deferred;
+    /**
+     * After a close by another thread than the views': releases what the views can reach, once
+     * (a cleaner's {@code clean}, or the release itself when no cleaner could be had).
+     */
+    private volatile Runnable deferred;
 
     /** Takes over the caller's reference to {@code state}. Bounds are copied; null is open. */
     StoreCursor(Store store, ReadState state, long snapshot, byte[] lower, byte[] upper) {
@@ -119,16 +122,21 @@ final class StoreCursor implements Cursor {
                 Thread.yield();
             }
         }
-        Cleaner.Cleanable d = deferred;
+        ClosedException closed = new ClosedException("cursor of " + store);
+        Runnable d = deferred;
         if (d != null) {
             if (views.endDetached()) {
                 deferred = null;
-                d.clean();  // the views are gone: free what they showed now, not at the next GC
+                try {
+                    d.run();  // the views are gone: free what they showed now, not at the next GC
+                } catch (RuntimeException e) {
+                    closed.addSuppressed(e);
+                }
             }
         } else if (views.openByCaller()) {
             views.end();  // copies left by a close on another thread
         }
-        throw new ClosedException("cursor of " + store);
+        throw closed;
     }
 
     @Override
@@ -493,12 +501,21 @@ final class StoreCursor implements Cursor {
                     }
                 }
             };
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            Runnable once = () -> {
+                if (done.compareAndSet(false, true)) {
+                    release.run();
+                }
+            };
+            Runnable d;
             try {
-                deferred = ViewCleaner.CLEANER.register(views.scope(), release);
+                d = ViewCleaner.CLEANER.register(views.scope(), once)::clean;
             } catch (RuntimeException | Error e) {
-                release.run();  // nothing will watch the views: keep nothing for them
-                throw e;
+                // No cleaner (its thread could not start): only the views' thread, when it comes
+                // back, frees what they show. Never free it under them.
+                d = once;
             }
+            deferred = d;
             views.detach();
         } finally {
             try {

@@ -61,7 +61,9 @@ public final class KafkaStoreBench {
 
     private KafkaStoreBench(Map<String, String> args) throws IOException {
         this.args = args;
-        this.dir = Files.createTempDirectory(Path.of(args.getOrDefault("dir", System.getProperty("java.io.tmpdir"))), "kafka-bench-");
+        // --dir need not exist yet: made like mkdir -p.
+        Path parent = Files.createDirectories(Path.of(args.getOrDefault("dir", System.getProperty("java.io.tmpdir"))));
+        this.dir = Files.createTempDirectory(parent, "kafka-bench-");
     }
 
     public static void main(String[] argv) throws Exception {
