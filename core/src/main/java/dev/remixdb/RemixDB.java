@@ -328,13 +328,7 @@ public final class RemixDB implements AutoCloseable {
      * @throws IllegalArgumentException when {@code limit} is negative
      */
     public int scan(byte[] from, byte[] to, int limit, EntryVisitor visitor) {
-        java.util.Objects.requireNonNull(visitor, "visitor");
-        if (limit < 0) {
-            throw new IllegalArgumentException("negative limit: " + limit);
-        }
-        try (Cursor c = cursor(from, to)) {
-            return ((StoreCursor) c).scan(limit, visitor);
-        }
+        return StoreCursor.scan(limit, visitor, () -> cursor(from, to));
     }
 
     /** A consistent read-only view of the store as of now; close it when done. See {@link Snapshot}. */

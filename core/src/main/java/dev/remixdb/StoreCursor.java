@@ -339,13 +339,24 @@ final class StoreCursor implements Cursor {
     }
 
     /**
-     * From the first key of the cursor's range, hands up to {@code limit} entries to {@code visitor}
-     * as views valid during its call; returns how many it saw. One call for the whole scan.
+     * The scans of {@link RemixDB#scan} and {@link Snapshot#scan}: checks the arguments before a
+     * cursor is opened, then scans with the cursor {@code open} makes and closes it.
      */
-    int scan(int limit, EntryVisitor visitor) {
+    static int scan(int limit, EntryVisitor visitor, java.util.function.Supplier<Cursor> open) {
+        java.util.Objects.requireNonNull(visitor, "visitor");
         if (limit < 0) {
             throw new IllegalArgumentException("negative limit: " + limit);
         }
+        try (Cursor c = open.get()) {
+            return ((StoreCursor) c).scan(limit, visitor);
+        }
+    }
+
+    /**
+     * From the first key of the cursor's range, hands up to {@code limit} entries to {@code visitor}
+     * as views valid during its call; returns how many it saw. One call for the whole scan.
+     */
+    private int scan(int limit, EntryVisitor visitor) {
         enter();
         int n = 0;
         try {

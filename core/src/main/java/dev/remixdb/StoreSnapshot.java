@@ -98,13 +98,7 @@ final class StoreSnapshot implements Snapshot {
 
     @Override
     public int scan(byte[] from, byte[] to, int limit, EntryVisitor visitor) {
-        java.util.Objects.requireNonNull(visitor, "visitor");
-        if (limit < 0) {
-            throw new IllegalArgumentException("negative limit: " + limit);
-        }
-        try (Cursor c = cursor(from, to)) {
-            return ((StoreCursor) c).scan(limit, visitor);
-        }
+        return StoreCursor.scan(limit, visitor, () -> cursor(from, to));
     }
 
     /** The state, retained for one call: a close meanwhile cannot free what the call reads. */
