@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -103,7 +104,8 @@ class CorruptionTest {
      */
     @BeforeAll
     static void buildStore() throws Exception {
-        seed = System.nanoTime();
+        // -Dremixdb.corruption.seed=N replays a failed run (every message names its seed).
+        seed = Long.getLong("remixdb.corruption.seed", System.nanoTime());
         Random rnd = new Random(seed);
         pristine = root.resolve("pristine");
         model = new TreeMap<>(Arrays::compareUnsigned);
@@ -173,6 +175,7 @@ class CorruptionTest {
         Random rnd = new Random(seed + 1);
         List<Path> tables = files(pristine, FileNames.TABLE);
         Map<Outcome, Integer> outcomes = new EnumMap<>(Outcome.class);
+        int shadowed = 0;
         for (int t = 0; t < TRIALS; t++) {
             Path name = tables.get(rnd.nextInt(tables.size())).getFileName();
             long size = Files.size(pristine.resolve(name));
@@ -183,11 +186,91 @@ class CorruptionTest {
             outcomes.merge(o, 1, Integer::sum);
             // Table: "every byte that is read is covered by a CRC32C, checked before use"; padding and the
             // keys block are not read by gets and scans.
+            // keys block are not read by gets and scans; nor, perhaps, a data block all of whose entries
+            // are stale versions.
             Outcome expected = region.equals("padding") || region.equals("keys block") ? Outcome.INTACT : Outcome.CORRUPTION;
+            if (o == Outcome.INTACT && expected == Outcome.CORRUPTION && region.equals("data block")
+                    && dataBlockIsShadowed(name, Files.readAllBytes(pristine.resolve(name)), offset)) {
+                expected = Outcome.INTACT;
+                shadowed++;
+            }
             assertEquals(expected, o, "seed " + seed + " trial " + t + ": " + name + " offset " + offset + " in " + region);
         }
-        System.out.println("CorruptionTest seed " + seed + " tables: " + outcomes);
+        System.out.println("CorruptionTest seed " + seed + " tables: " + outcomes + ", " + shadowed
+                + " unseen flips in data blocks of stale versions only");
         assertTrue(outcomes.getOrDefault(Outcome.CORRUPTION, 0) > 0, "seed " + seed + ": some flips were detected: " + outcomes);
+    }
+
+    /**
+     * Whether every entry of the data block holding {@code offset} also has a newer version in a
+     * later table of its partition (the tables of a partition are listed oldest first). The REMIX
+     * marks such entries stale: a full scan steps over them by their selector bit and a get stops at
+     * the newest version, so the block may never be read and a flip in it may go unseen.
+     */
+    private static boolean dataBlockIsShadowed(Path name, byte[] file, long offset) throws IOException {
+        int block = dataBlockNumber(file, offset);
+        long id = Long.parseLong(name.getFileName().toString().replaceAll("\\D", ""));
+        List<Long> newer = null;
+        for (var partition : dev.remixdb.version.Manifest.read(pristine).partitions()) {
+            long[] ids = partition.tables();
+            for (int i = 0; i < ids.length; i++) {
+                if (ids[i] == id) {
+                    newer = new ArrayList<>();
+                    for (int j = i + 1; j < ids.length; j++) {
+                        newer.add(ids[j]);
+                    }
+                }
+            }
+        }
+        assertTrue(newer != null, "seed " + seed + ": " + name + " is in no partition of the MANIFEST");
+        List<byte[]> keys = new ArrayList<>();
+        try (var reader = dev.remixdb.io.BlockReaders.open(dev.remixdb.io.BlockReaders.Kind.FILE_CHANNEL, false, pristine);
+             var cache = new dev.remixdb.cache.BlockCache(1 << 20);
+             var table = dev.remixdb.table.Table.open(id, pristine.resolve(name), reader, cache);
+             var cursor = table.newCursor()) {
+            cursor.seekTo(dev.remixdb.remix.RunAddress.of(block, 0));
+            for (int i = 0; i < table.keyCount(block); i++, cursor.next()) {
+                keys.add(cursor.keySegment().asSlice(cursor.keyOffset(), cursor.keyLength())
+                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+            for (byte[] key : keys) {
+                if (!inAnyTable(key, newer, reader, cache)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean inAnyTable(byte[] key, List<Long> ids, dev.remixdb.io.BlockReader reader,
+                                      dev.remixdb.cache.BlockCache cache) throws IOException {
+        MemorySegment k = MemorySegment.ofArray(key);
+        for (long id : ids) {
+            Path path = FileNames.table(pristine, id);
+            try (var table = dev.remixdb.table.Table.open(id, path, reader, cache); var cursor = table.newCursor()) {
+                cursor.seek(k, 0, key.length);
+                if (cursor.isValid() && cursor.compareKey(k, 0, key.length) == 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The number of the data block that holds {@code offset} (its record's index). */
+    private static int dataBlockNumber(byte[] file, long offset) {
+        ByteBuffer b = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
+        int footer = file.length - 128;
+        long recordsAt = b.getLong(footer + 40);
+        long recordsLength = b.getLong(footer + 48);
+        for (long r = recordsAt; r < recordsAt + recordsLength; r += 24) {
+            long blockAt = b.getLong((int) r);
+            long stored = Integer.toUnsignedLong(b.getInt((int) r + 8));
+            if (offset >= blockAt && offset < blockAt + stored) {
+                return (int) ((r - recordsAt) / 24);
+            }
+        }
+        throw new AssertionError("offset " + offset + " is in no data block");
     }
 
     /**
