@@ -112,7 +112,13 @@ public final class Options {
         return compression;
     }
 
-    /** Decides what each partition's compaction does. Default: {@link RemixDbPolicy#defaults()}. */
+    /**
+     * Decides what each partition's compaction does. Default: {@link RemixDbPolicy#defaults()}, or
+     * the built-in policy that the system property {@code remixdb.compactionPolicy} names
+     * ({@code remixdb}, {@code garnering}, {@code rangereduce} or {@code garnering+rangereduce}, see
+     * {@link dev.remixdb.compaction.CompactionPolicies#named(String)}). A policy only decides how
+     * tables are merged: stores written under one policy open under any other.
+     */
     public CompactionPolicy compactionPolicy() {
         return policy;
     }
@@ -180,13 +186,25 @@ public final class Options {
         private int compactionThreads = 2;
         private long tableBytes = 64L << 20;
         private Compression compression = Compression.NONE;
-        private CompactionPolicy policy = RemixDbPolicy.defaults();
+        private CompactionPolicy policy = defaultPolicy();
         private double abortFraction = 0.15;
         private boolean jmx;
         private IoEngine ioEngine = defaultIoEngine();
         private boolean directIo;
 
         private Builder() {}
+
+        private static CompactionPolicy defaultPolicy() {
+            String name = System.getProperty("remixdb.compactionPolicy");
+            if (name == null || name.isBlank()) {
+                return RemixDbPolicy.defaults();
+            }
+            try {
+                return dev.remixdb.compaction.CompactionPolicies.named(name);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("system property remixdb.compactionPolicy: " + e.getMessage(), e);
+            }
+        }
 
         private static IoEngine defaultIoEngine() {
             String name = System.getProperty("remixdb.ioEngine");

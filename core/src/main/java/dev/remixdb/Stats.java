@@ -33,12 +33,17 @@ import java.util.Locale;
  * @param readAheadBlocks   blocks scans read into the block cache ahead of use since open, all runs'
  *                          next blocks in one batch when a scan starts (with io_uring, when blocks
  *                          are often missing from the cache)
+ * @param scanSkipped       stale versions and tombstones in the current tables that cursors passed
+ *                          over, summed over partitions, each since its tables last changed: the
+ *                          compaction debt that reads pay for (what a merge of those partitions
+ *                          would remove)
+ * @param scanReturned      entries cursors returned from the current tables, counted the same way
  */
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
                     long walBytesWritten, long tableBytesWritten, long manifestBytesWritten, Compactions compactions,
                     long offHeapBytes, long blockCacheBytes, long stallNanos, long slowdownNanos, int frozenMemtables,
                     int openSnapshots, long leakedSnapshots, int openCursors, String ioEngine,
-                    long readAheadBlocks) {
+                    long readAheadBlocks, long scanSkipped, long scanReturned) {
 
     /** Partition compactions since open, by kind. */
     public record Compactions(long minor, long major, long split, long abort) {}
@@ -63,13 +68,14 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 off-heap memory      %s (block cache %s)
                 write stalls         %.1f ms stopped, %.1f ms slowed; %d memtables frozen
                 open                 %d snapshots (%d leaked so far), %d cursors
-                reads                through %s, %d blocks read ahead by scans""",
+                reads                through %s, %d blocks read ahead by scans
+                scans of tables      %,d entries returned, %,d stale or deleted passed over""",
                 keys, bytes(diskBytes), tables, partitions,
                 bytes(userBytesWritten), bytes(walBytesWritten), bytes(tableBytesWritten), bytes(manifestBytesWritten),
                 writeAmplification(),
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),
                 bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6, slowdownNanos / 1e6, frozenMemtables,
-                openSnapshots, leakedSnapshots, openCursors, ioEngine, readAheadBlocks);
+                openSnapshots, leakedSnapshots, openCursors, ioEngine, readAheadBlocks, scanReturned, scanSkipped);
     }
 
     /** Bytes with a binary unit: "1.5 MiB". */

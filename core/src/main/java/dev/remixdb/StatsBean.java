@@ -181,6 +181,16 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
+    public long getScanSkipped() {
+        return stats().scanSkipped();
+    }
+
+    @Override
+    public long getScanReturned() {
+        return stats().scanReturned();
+    }
+
+    @Override
     public String toString() {
         return "RemixDB at " + path + "\n" + stats();
     }

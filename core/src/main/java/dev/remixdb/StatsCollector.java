@@ -26,8 +26,12 @@ final class StatsCollector {
             offHeap += f.memtable().memoryBytes();
         }
         long disk = 0;
+        long scanSkipped = 0;
+        long scanReturned = 0;
         for (Partition p : s.version().partitions()) {
             keys += p.keyCount();
+            scanSkipped += p.scanHidden();
+            scanReturned += p.scanVisible();
             offHeap += p.memoryBytes();
             disk += p.diskBytes();
         }
@@ -36,7 +40,8 @@ final class StatsCollector {
                 c.walBytes.sum(), c.tableBytes.sum(), c.manifestBytes.sum(),
                 new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum()),
                 offHeap, cache.memoryBytes(), c.stallNanos.sum(), c.slowdownNanos.sum(), s.frozen().size(),
-                openSnapshots, c.leakedSnapshots.sum(), openCursors, ioEngine, readAheadBlocks);
+                openSnapshots, c.leakedSnapshots.sum(), openCursors, ioEngine, readAheadBlocks, scanSkipped,
+                scanReturned);
     }
 
     private static long walAndManifestBytes(Path dir) {

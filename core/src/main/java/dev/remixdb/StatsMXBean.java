@@ -54,4 +54,10 @@ public interface StatsMXBean {
     long getLeakedSnapshots();
 
     int getOpenCursors();
+
+    /** {@link Stats#scanSkipped()}. */
+    long getScanSkipped();
+
+    /** {@link Stats#scanReturned()}. */
+    long getScanReturned();
 }

@@ -30,6 +30,7 @@ final class KilledChild {
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
                 // The child reads through the engine this test run uses.
                 "-Dremixdb.ioEngine=" + System.getProperty("remixdb.ioEngine", "AUTO"),
+                "-Dremixdb.compactionPolicy=" + System.getProperty("remixdb.compactionPolicy", "remixdb"),
                 "-cp", System.getProperty("java.class.path"), main.getName()));
         cmd.addAll(List.of(args));
         process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();

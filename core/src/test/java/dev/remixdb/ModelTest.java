@@ -37,6 +37,10 @@ class ModelTest {
         Random rnd = new Random(seed);
         NavigableMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         Stats last = null;
+        long minor = 0;
+        long major = 0;
+        long split = 0;
+        long abort = 0;
         for (int round = 0; round < 6; round++) {
             try (RemixDB db = RemixDB.open(dir, tiny())) {
                 check(db, model, rnd, "seed " + seed + " round " + round + " after open");
@@ -47,12 +51,17 @@ class ModelTest {
                 db.compactMemtable();
                 check(db, model, rnd, "seed " + seed + " round " + round + " after compaction");
                 last = db.stats();
+                Stats.Compactions c = last.compactions();
+                minor += c.minor();
+                major += c.major();
+                split += c.split();
+                abort += c.abort();
             }
         }
-        Stats.Compactions c = last.compactions();
         assertTrue(last.partitions() > 1, "splits made partitions: " + last);
-        assertTrue(c.minor() > 0 && c.major() > 0 && c.split() > 0 && c.abort() > 0,
-                "every compaction kind ran in the last session: " + c);
+        // Over all sessions: a policy that keeps partitions larger (Garnering) may not split in every one.
+        assertTrue(minor > 0 && major > 0 && split > 0 && abort > 0, "every compaction kind ran: minor " + minor
+                + ", major " + major + ", split " + split + ", abort " + abort);
     }
 
     private static void step(RemixDB db, NavigableMap<byte[], byte[]> model, Random rnd, long seed) throws IOException {

@@ -20,6 +20,9 @@ import java.util.List;
  * @param abortBudgetBytes how many more bytes may stay in memory this round: Abort is allowed only
  *                         if {@code newBytes <= abortBudgetBytes}
  * @param tableTargetBytes the size at which the engine cuts output tables, {@code > 0}
+ * @param scanSkipped      stale versions and tombstones of the tables that user cursors passed over
+ *                         since the partition's tables last changed (REMIX selector bits); 0 if unknown
+ * @param scanReturned     entries of the tables that user cursors returned over the same time
  */
 public record PartitionStats(
         List<TableStats> tables,
@@ -29,7 +32,9 @@ public record PartitionStats(
         long staleKeys,
         long tombstoneKeys,
         long abortBudgetBytes,
-        long tableTargetBytes) {
+        long tableTargetBytes,
+        long scanSkipped,
+        long scanReturned) {
 
     /**
      * Checks the counts and copies the table list.
@@ -45,9 +50,29 @@ public record PartitionStats(
         requireNonNegative("staleKeys", staleKeys);
         requireNonNegative("tombstoneKeys", tombstoneKeys);
         requireNonNegative("abortBudgetBytes", abortBudgetBytes);
+        requireNonNegative("scanSkipped", scanSkipped);
+        requireNonNegative("scanReturned", scanReturned);
         if (tableTargetBytes <= 0) {
             throw new IllegalArgumentException("tableTargetBytes must be > 0: " + tableTargetBytes);
         }
+    }
+
+    /**
+     * Without scan counts (both 0).
+     *
+     * @param tables           the partition's tables, oldest first
+     * @param newBytes         bytes of new data
+     * @param newKeys          new entries
+     * @param newTombstones    tombstones among the new entries
+     * @param staleKeys        stale entries in the tables
+     * @param tombstoneKeys    tombstones in the tables
+     * @param abortBudgetBytes how many more bytes may stay in memory this round
+     * @param tableTargetBytes the size at which the engine cuts output tables
+     */
+    public PartitionStats(List<TableStats> tables, long newBytes, long newKeys, long newTombstones, long staleKeys,
+                          long tombstoneKeys, long abortBudgetBytes, long tableTargetBytes) {
+        this(tables, newBytes, newKeys, newTombstones, staleKeys, tombstoneKeys, abortBudgetBytes, tableTargetBytes,
+                0, 0);
     }
 
     private static void requireNonNegative(String name, long value) {
@@ -107,6 +132,28 @@ public record PartitionStats(
         if (k < 0 || k > tables.size()) {
             throw new IllegalArgumentException("k must be in 0.." + tables.size() + ": " + k);
         }
+    }
+
+    /**
+     * The partition's sorted runs, newest first, each as the number of tables it spans: a table
+     * whose {@link TableStats#extendsRun()} is set joins the run of the table before it. The first
+     * table of the partition always starts a run.
+     *
+     * @return tables per run, newest run first; empty for a partition without tables
+     */
+    public int[] runTables() {
+        int[] runs = new int[tables.size()];
+        int count = 0;
+        int i = tables.size() - 1;
+        while (i >= 0) {
+            int start = i;
+            while (start > 0 && tables.get(start).extendsRun()) {
+                start--;
+            }
+            runs[count++] = i - start + 1;
+            i = start - 1;
+        }
+        return java.util.Arrays.copyOf(runs, count);
     }
 
     /**

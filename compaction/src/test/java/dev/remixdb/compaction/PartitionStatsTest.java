@@ -1,5 +1,6 @@
 package dev.remixdb.compaction;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,5 +65,18 @@ class PartitionStatsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, r::run);
         assertTrue(e.getMessage().startsWith(name + " must be") && e.getMessage().endsWith(": " + value),
                 e.getMessage());
+    }
+
+    @Test
+    void runTablesGroupTablesThatExtendTheRunBeforeThem() {
+        // Oldest first: [a] [b c d] [e] [f g]; newest run first in the answer.
+        List<TableStats> t = List.of(new TableStats(1, 1), new TableStats(1, 1), new TableStats(1, 1, true),
+                new TableStats(1, 1, true), new TableStats(1, 1), new TableStats(1, 1), new TableStats(1, 1, true));
+        PartitionStats p = new PartitionStats(t, 0, 0, 0, 0, 0, 0, 64);
+        assertArrayEquals(new int[] {2, 1, 3, 1}, p.runTables());
+        // The oldest table starts a run even if flagged.
+        PartitionStats q = new PartitionStats(List.of(new TableStats(1, 1, true)), 0, 0, 0, 0, 0, 0, 64);
+        assertArrayEquals(new int[] {1}, q.runTables());
+        assertArrayEquals(new int[0], new PartitionStats(List.of(), 0, 0, 0, 0, 0, 0, 64).runTables());
     }
 }

@@ -89,4 +89,74 @@ class PolicySimulatorTest {
                 () -> new Workload(10, 0, ENTRY, KIB, KIB, 0.6, 5, 1));
         assertTrue(e.getMessage().contains("abortFraction") && e.getMessage().contains("0.6"), e.getMessage());
     }
+
+    @Test
+    void deletesLeaveTombstonesUntilAFullMergeDropsThem() {
+        // Minor only: nothing is ever merged, so every stale version and tombstone stays.
+        Workload w = small(60_000, 9).withDistinctKeys(5_000).withDeletes(0.3);
+        Report minors = PolicySimulator.run(p -> CompactionPlan.MINOR, w);
+        PolicySimulator.Sample end = minors.last();
+        assertEquals(60_000, end.operations());
+        assertTrue(end.debtEntries() > 0 && end.spaceAmplification() > 1.5, end.toString());
+        assertTrue(end.liveEntries() > 0 && end.liveEntries() < 5_000, end.toString());
+        // Always merging everything: one table set holding only live keys, no debt at all.
+        Report full = PolicySimulator.run(p -> p.tableCount() == 0 ? CompactionPlan.MINOR
+                : CompactionPlan.major(p.tableCount()), w);
+        assertEquals(0, full.last().debtEntries(), full.last().toString());
+        assertEquals(1.0, full.last().spaceAmplification(), 1e-9);
+        // Both keep the same live keys: the model's contents do not depend on the policy.
+        assertEquals(end.liveEntries(), full.last().liveEntries());
+    }
+
+    @Test
+    void aZipfianChoiceRepeatsHotKeys() {
+        Workload uniform = small(50_000, 4).withDistinctKeys(1_000_000);
+        Workload zipf = uniform.withZipf(0.99);
+        long uniformLive = PolicySimulator.run(p -> CompactionPlan.MINOR, uniform).last().liveEntries();
+        long zipfLive = PolicySimulator.run(p -> CompactionPlan.MINOR, zipf).last().liveEntries();
+        // 50,000 uniform draws from 1M keys are nearly all distinct; Zipfian ones repeat the hot keys.
+        assertTrue(uniformLive > 48_000, "uniform: " + uniformLive);
+        assertTrue(zipfLive < 0.8 * uniformLive, "zipf: " + zipfLive + " of " + uniformLive);
+    }
+
+    @Test
+    void samplesCoverTheRunInOrder() {
+        Report r = PolicySimulator.run(RemixDbPolicy.defaults(), small(100_000, 2).withDistinctKeys(30_000));
+        assertTrue(r.samples().size() >= 10 && r.samples().size() <= PolicySimulator.SAMPLES + 1, r.samples().toString());
+        long previous = -1;
+        for (PolicySimulator.Sample s : r.samples()) {
+            assertTrue(s.operations() > previous, "samples in order: " + r.samples());
+            assertTrue(s.avgSortedRuns() <= s.avgRuns() && s.avgRuns() <= s.maxRuns(), s.toString());
+            previous = s.operations();
+        }
+        assertEquals(100_000, r.last().operations());
+        assertEquals(r.writeAmplification(), r.last().writeAmplification(), 1e-9);
+    }
+
+    @Test
+    void garneringKeepsFewerSortedRunsThanTheDefaultForMoreWrites() {
+        Workload w = small(200_000, 11);
+        Report remix = PolicySimulator.run(RemixDbPolicy.defaults(), w);
+        Report garnering = PolicySimulator.run(GarneringPolicy.defaults(), w);
+        assertTrue(garnering.avgSortedRuns() < remix.avgSortedRuns(), garnering + " vs " + remix);
+        assertTrue(garnering.writeAmplification() > remix.writeAmplification(), garnering + " vs " + remix);
+    }
+
+    @Test
+    void deletesNeedDistinctKeys() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> small(10, 1).withDeletes(0.1));
+        assertTrue(e.getMessage().contains("deleteFraction"), e.getMessage());
+    }
+
+    @Test
+    void rangeReduceClearsTheDebtThatScansMeet() {
+        Workload w = small(300_000, 13).withDistinctKeys(30_000).withDeletes(0.3).withScans(2);
+        Report base = PolicySimulator.run(RemixDbPolicy.defaults(), w);
+        Report rr = PolicySimulator.run(RangeReducePolicy.builder(RemixDbPolicy.defaults()).minDebtFraction(0.1).build(), w);
+        assertTrue(rr.avgDebtEntries() < base.avgDebtEntries(), rr.avgDebtEntries() + " vs " + base.avgDebtEntries());
+        // Without scans it is its base policy exactly.
+        Workload quiet = w.withScans(0);
+        assertEquals(PolicySimulator.run(RemixDbPolicy.defaults(), quiet),
+                PolicySimulator.run(RangeReducePolicy.over(RemixDbPolicy.defaults()), quiet));
+    }
 }

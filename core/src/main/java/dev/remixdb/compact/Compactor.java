@@ -218,12 +218,20 @@ public final class Compactor {
             Partition p = version.partition(i);
             List<TableStats> tables = new ArrayList<>();
             long tombstones = 0;
+            byte[] previousLast = null;
             for (TableHandle t : p.tables()) {
-                tables.add(new TableStats(t.table().fileBytes(), t.table().keyCount()));
+                byte[] first = t.table().firstKey();
+                // Tables wholly above the one before continue its sorted run (one merge's output).
+                boolean extendsRun = previousLast != null && first != null
+                        && Arrays.compareUnsigned(previousLast, first) < 0;
+                tables.add(new TableStats(t.table().fileBytes(), t.table().keyCount(), extendsRun));
                 tombstones += t.table().tombstoneCount();
+                byte[] last = t.table().lastKey();
+                previousLast = last != null ? last : previousLast;
             }
-            PartitionStats stats = new PartitionStats(tables, newBytes[i], newKeys[i], newTombstones[i], 0,
-                    tombstones, Math.max(0, budget), config.tableBytes());
+            long stale = p.remix() == null ? 0 : p.remix().staleCount();
+            PartitionStats stats = new PartitionStats(tables, newBytes[i], newKeys[i], newTombstones[i], stale,
+                    tombstones, Math.max(0, budget), config.tableBytes(), p.scanHidden(), p.scanVisible());
             CompactionPlan plan = check(config.policy().plan(stats), stats, budget);
             if (plan instanceof CompactionPlan.Abort) {
                 budget -= newBytes[i];

@@ -197,6 +197,10 @@ public final class VersionSource implements Source {
 
     private void closeCursor() {
         if (cursor != null) {
+            if (mode == RemixCursor.Mode.LIVE && !scan) {
+                // A user's cursor: tell the partition what its scans skip, for the compaction policy.
+                partitions.get(index).recordScan(cursor.hiddenSlots(), cursor.visibleEntries());
+            }
             cursor.close();
             cursor = null;
         }

@@ -24,6 +24,9 @@ public final class Partition extends RefCounted {
     private final long remixFile;
     private final Path remixPath;
     private volatile boolean obsolete;
+    /** What scans of this partition passed over and returned (see {@link #recordScan}). */
+    private final java.util.concurrent.atomic.LongAdder scanHidden = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder scanVisible = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * Takes over {@code remix} and one new reference to each table (the caller retains them).
@@ -63,6 +66,31 @@ public final class Partition extends RefCounted {
     /** An empty partition starting at {@code lower}. */
     public static Partition empty(byte[] lower) {
         return new Partition(lower, List.of(), null, 0, null);
+    }
+
+    /**
+     * Adds what one user cursor did in this partition's REMIX: {@code hidden} slots passed over
+     * (stale versions and tombstones) and {@code visible} entries returned. A partition is immutable
+     * apart from these counts, which start at zero with every new partition (each compaction makes
+     * one), so they describe the scans since the partition's tables last changed.
+     */
+    public void recordScan(long hidden, long visible) {
+        if (hidden != 0) {
+            scanHidden.add(hidden);
+        }
+        if (visible != 0) {
+            scanVisible.add(visible);
+        }
+    }
+
+    /** {@return stale versions and tombstones that scans passed over, since the partition was made} */
+    public long scanHidden() {
+        return scanHidden.sum();
+    }
+
+    /** {@return entries that scans returned from this partition's tables, since the partition was made} */
+    public long scanVisible() {
+        return scanVisible.sum();
     }
 
     /** The smallest key of the range (the empty key for the first partition). Do not modify. */

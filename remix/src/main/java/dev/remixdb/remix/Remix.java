@@ -50,6 +50,8 @@ public final class Remix implements AutoCloseable {
      * one word of a compact array instead of an offset plus a scattered anchor key.
      */
     private final MemorySegment heads;
+    /** {@link #staleCount()}, or -1 until first asked; a racy recount gives the same value. */
+    private volatile long staleCount = -1;
 
     Remix(Arena arena, List<? extends Run> runs, int segmentSize, long segmentCount, long keyCount,
           boolean tags, MemorySegment anchorOffsets, MemorySegment anchorBytes, MemorySegment records) {
@@ -141,6 +143,27 @@ public final class Remix implements AutoCloseable {
 
     public long segmentCount() {
         return segmentCount;
+    }
+
+    /**
+     * Slots marked stale: older versions of a key whose newer version is also indexed. Counted from
+     * the selectors on the first call (one pass over {@code segmentCount * segmentSize} bytes) and
+     * remembered; the compaction policy reads it as the partition's garbage.
+     */
+    public long staleCount() {
+        long n = staleCount;
+        if (n < 0) {
+            n = 0;
+            // Segments hold 16, 32 or 64 selectors (RemixConfig): whole words, one test per 8 slots.
+            for (long s = 0; s < segmentCount; s++) {
+                long at = selectorsAt(s);
+                for (int i = 0; i < segmentSize; i += 8) {
+                    n += Long.bitCount(records.get(ValueLayout.JAVA_LONG_UNALIGNED, at + i) & 0x8080808080808080L);
+                }
+            }
+            staleCount = n;
+        }
+        return n;
     }
 
     /** Slots holding a key version (all versions, tombstones included; placeholders excluded). */

@@ -60,6 +60,10 @@ public final class RemixCursor implements AutoCloseable {
     private int slot;
     private int selector;
     private long keyComparisons;
+    /** Slots passed over because {@link #hidden(int)}: stale versions and, in LIVE mode, tombstones. */
+    private long hiddenSlots;
+    /** Entries the cursor stopped at after passing over hidden slots (each positioning and step). */
+    private long visibleEntries;
 
     RemixCursor(Remix remix, Mode mode, Search search) {
         this.remix = remix;
@@ -356,6 +360,21 @@ public final class RemixCursor implements AutoCloseable {
         return len;
     }
 
+    /**
+     * Slots this cursor has passed over without stopping, for the compaction policy: stale versions
+     * and, in {@link Mode#LIVE}, tombstones. Read from the selectors the walk reads anyway, so
+     * counting costs an increment. Backward walks pass over a key's stale versions to reach its
+     * newest one; those are not counted, so a backward scan counts only tombstones.
+     */
+    public long hiddenSlots() {
+        return hiddenSlots;
+    }
+
+    /** Entries this cursor has stopped at after a seek or a step (with {@link #hiddenSlots()}, the scan's work). */
+    public long visibleEntries() {
+        return visibleEntries;
+    }
+
     /** Whether the current version is a tombstone (from the selector; no key is read). */
     public boolean isTombstone() {
         checkPositioned();
@@ -542,7 +561,11 @@ public final class RemixCursor implements AutoCloseable {
 
     private void skipForward() {
         while (isValid() && hidden(selector)) {
+            hiddenSlots++;
             rawNext();
+        }
+        if (isValid()) {
+            visibleEntries++;
         }
     }
 
@@ -552,8 +575,10 @@ public final class RemixCursor implements AutoCloseable {
             if (mode != Mode.ALL_VERSIONS && Selectors.isStale(selector)) {
                 rawPrev();
             } else if (mode == Mode.LIVE && Selectors.isTombstone(selector)) {
+                hiddenSlots++;
                 rawPrev();
             } else {
+                visibleEntries++;
                 return;
             }
         }

@@ -54,6 +54,25 @@ class RemixBuildTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {16, 32, 64})
+    void theStaleCountIsEveryVersionButTheNewest(int segmentSize) {
+        RandomRuns r = new RandomRuns(segmentSize);
+        Dataset data = r.runs(r.mixedKeys(500), 6, 300);
+        long versions = 0;
+        java.util.Set<String> distinct = new java.util.HashSet<>();
+        for (List<Kv> run : data.runs()) {
+            versions += run.size();
+            for (Kv kv : run) {
+                distinct.add(java.util.HexFormat.of().formatHex(kv.key()));
+            }
+        }
+        try (RemixFixture f = RemixFixture.build(data, new RemixConfig(segmentSize, true), 256)) {
+            assertEquals(versions - distinct.size(), f.remix.staleCount());
+            assertEquals(versions - distinct.size(), f.remix.staleCount(), "the second call gives the same count");
+        }
+    }
+
     @Test
     void aRunOutOfOrderIsRefused() {
         List<Kv> unsorted = List.of(Kv.put(new byte[] {1}, new byte[0]), Kv.put(new byte[] {3}, new byte[0]),

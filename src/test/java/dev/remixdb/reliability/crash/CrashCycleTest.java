@@ -108,6 +108,8 @@ class CrashCycleTest {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector",
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                // The child compacts under the policy this test run uses.
+                "-Dremixdb.compactionPolicy=" + System.getProperty("remixdb.compactionPolicy", "remixdb"),
                 "-cp", System.getProperty("java.class.path"), CrashCycleChild.class.getName(),
                 dir.toString(), Long.toString(seed), Integer.toString(KEYS), "10", Long.toString(start)));
         Set<String> filesBefore = dataFiles();

@@ -100,6 +100,10 @@ public final class DbArgs {
             + "(no copies) instead of key()/value(); the check reads the views. RocksDB's iterator copies as always.")
     boolean scanViews;
 
+    @Option(names = "--policy", paramLabel = "NAME", defaultValue = "remixdb",
+            description = "RemixDB's compaction policy: remixdb or garnering. Default: ${DEFAULT-VALUE}.")
+    String policy;
+
     @Option(names = "--io-engine", paramLabel = "ENGINE", defaultValue = "auto",
             description = "RemixDB's block reads: auto, io_uring or filechannel. Default: ${DEFAULT-VALUE}.")
     String ioEngine;
@@ -193,6 +197,11 @@ public final class DbArgs {
         if (!List.of("auto", "io_uring", "filechannel").contains(engine)) {
             throw new UsageException("--io-engine must be auto, io_uring or filechannel: " + ioEngine);
         }
+        String policyName = policy.trim().toLowerCase(java.util.Locale.ROOT);
+        if (!dev.remixdb.compaction.CompactionPolicies.NAMES.contains(policyName)) {
+            throw new UsageException("--policy: unknown compaction policy '" + policy + "'; policies: "
+                    + String.join(", ", dev.remixdb.compaction.CompactionPolicies.NAMES));
+        }
         long limit = 0;
         if (memoryLimit != null) {
             limit = MemoryLimit.parseBytes(memoryLimit);
@@ -203,7 +212,7 @@ public final class DbArgs {
         return new DbOptions(List.copyOf(expanded), phaseSpecs, List.copyOf(storeNames), keyCount, readCount, seekCount,
                 scanCount, writeCount, deleteCount, values, d, zipfTheta, threadCount, writerCount, seed, cache, remixMemtable,
                 rocksWriteBuffer, reuseCursors, heapSize, splitJvmOpts(jvmOpts), jfr, dir, keep, json, chart,
-                !noProgress, quick, engine, limit, directIo, scanViews);
+                !noProgress, quick, engine, limit, directIo, scanViews, policyName);
     }
 
     private static long orElse(Long given, long fallback) {

@@ -17,7 +17,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
                         long remixMemtableMb, long rocksWriteBufferMb, boolean reuseCursors, String heap,
                         List<String> jvmOpts, Path jfr, Path dir, boolean keep, Path json, Path chart,
                         boolean progress, boolean quick, String ioEngine, long memoryLimitBytes,
-                        boolean directIo, boolean scanViews) {
+                        boolean directIo, boolean scanViews, String policy) {
 
     /** The child JVM's default options besides the heap: the same collector as bench/run. */
     static final String DEFAULT_JVM_OPTS = "-XX:+UseParallelGC";
@@ -60,6 +60,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         if (scanViews) {
             a.add("--scan-views");
         }
+        add(a, "policy", policy);
         if (jfr != null) {
             add(a, "jfr", jfr.toAbsolutePath().toString());
         }
@@ -100,6 +101,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         m.put("memoryLimitBytes", memoryLimitBytes);
         m.put("directIo", directIo);
         m.put("scanViews", scanViews);
+        m.put("compactionPolicy", policy);
         return m;
     }
 }

@@ -102,6 +102,7 @@ final class PhaseRunner {
                 case GETASYNC -> getAsync(p, index, check);
                 case SEEKRANDOM, SEEKNEXT, SEEKPREV -> scans(p, index, check);
                 case READWHILEWRITING -> readWhileWriting(p, index, check);
+                case SCANMIX -> scanMix(p, index, check);
             };
             double settle = 0;
             if (p.kind().writes()) {
@@ -449,6 +450,51 @@ final class PhaseRunner {
             sum += e;
         }
         return withUserBytes(out, 0, new PhaseResult.Scan(n, sum), null);
+    }
+
+    /**
+     * One thread: --scans operations, each a seek + N entries forward (90%) or an overwrite of a
+     * random key with a new generation (10%), applied to {@link LiveKeys} at once so that the scans
+     * after it check the new value. Latency is per operation; user bytes count the overwrites.
+     */
+    private Outcome scanMix(PhaseSpec p, int index, Checker check) throws Exception {
+        int n = p.length();
+        int newGen = live.newGeneration();
+        long[] counts = new long[2]; // entries scanned, overwrites
+        Outcome out = parallel(p, 1, o.scans(), (t, ops, h, ticker) -> {
+            KeyChooser chooser = chooser(index, t);
+            java.util.SplittableRandom coin = new java.util.SplittableRandom(o.seed() * 31 + index);
+            byte[] key = new byte[Keys.BYTES];
+            byte[] value = values.newBuffer();
+            ScanCheck sink = new ScanCheck(live, values, check, false);
+            long found = 0;
+            try (Store.Reader r = store.reader(o.reuseCursors())) {
+                for (long j = 0; j < ops; j++) {
+                    long i = chooser.next();
+                    Keys.format(i, key);
+                    if (coin.nextInt(10) == 0) {
+                        values.fill(i, newGen, value);
+                        long t0 = System.nanoTime();
+                        store.put(key, value);
+                        h.recordValue(System.nanoTime() - t0);
+                        live.set(i, newGen);
+                        counts[1]++;
+                    } else {
+                        sink.begin(i);
+                        long t0 = System.nanoTime();
+                        int got = r.scan(key, n, false, sink);
+                        h.recordValue(System.nanoTime() - t0);
+                        if (sink.end(n, got)) {
+                            found++;
+                        }
+                        counts[0] += got;
+                    }
+                    ticker.tick();
+                }
+            }
+            return found;
+        });
+        return withUserBytes(out, counts[1] * o.entryBytes(), new PhaseResult.Scan(n, counts[0]), null);
     }
 
     /**

@@ -49,7 +49,12 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
         /** Point reads measured while one writer overwrites at full speed; then wait until idle. */
         READWHILEWRITING(true, false),
         /** Delete a random 10% (--deletes) of the keys, then wait until idle. */
-        DELETES(true, false);
+        DELETES(true, false),
+        /**
+         * --scans operations on one thread, 90% seek + N entries forward and 10% overwrites of a
+         * random key (so every scan stays checkable); ops count both; then wait until idle.
+         */
+        SCANMIX(true, false);
 
         private final boolean writes;
         private final boolean fills;
@@ -144,11 +149,14 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
                 if (name.startsWith("getasync")) {
                     yield new PhaseSpec(name, name, Kind.GETASYNC, scanLength(name, "getasync"));
                 }
+                if (name.startsWith("scanmix")) {
+                    yield new PhaseSpec(name, name, Kind.SCANMIX, scanLength(name, "scanmix"));
+                }
                 if (name.startsWith("overwritebatch")) {
                     yield new PhaseSpec(name, name, Kind.OVERWRITEBATCH, scanLength(name, "overwritebatch"));
                 }
                 throw new UsageException("unknown phase '" + name + "'; phases: load (fillrandom), fillseq, overwrite, "
-                        + "overwritebatchN, readrandom, readmissing, multigetN, getasyncN, seekrandom, seeknextN, seekprevN (N = 1.."
+                        + "overwritebatchN, readrandom, readmissing, multigetN, getasyncN, seekrandom, seeknextN, seekprevN, scanmixN (N = 1.."
                         + MAX_SCAN
                         + "), readwhilewriting, deletes, and the lists micro1, all");
             }

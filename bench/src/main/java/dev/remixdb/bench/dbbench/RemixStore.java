@@ -30,6 +30,7 @@ final class RemixStore implements Store {
                     default -> dev.remixdb.IoEngine.AUTO;
                 })
                 .directIo(o.directIo())
+                .compactionPolicy(dev.remixdb.compaction.CompactionPolicies.named(o.policy()))
                 .build();
     }
 
@@ -47,6 +48,7 @@ final class RemixStore implements Store {
         out.add(new Setting("compression", String.valueOf(set.compression()), String.valueOf(def.compression())));
         out.add(new Setting("ioEngine", String.valueOf(set.ioEngine()), String.valueOf(def.ioEngine())));
         out.add(new Setting("directIo", String.valueOf(set.directIo()), String.valueOf(def.directIo())));
+        out.add(new Setting("compactionPolicy", o.policy(), "remixdb"));
         out.add(new Setting("abortFraction", String.valueOf(set.abortFraction()), String.valueOf(def.abortFraction())));
         return out;
     }
