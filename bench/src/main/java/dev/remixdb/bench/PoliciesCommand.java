@@ -5,6 +5,7 @@ import dev.remixdb.bench.chart.Charts;
 import dev.remixdb.bench.cli.Check;
 import dev.remixdb.bench.cli.CountConverter;
 import dev.remixdb.bench.cli.HelpOption;
+import dev.remixdb.compaction.CompactionPolicies;
 import dev.remixdb.compaction.CompactionPolicy;
 import dev.remixdb.compaction.GarneringPolicy;
 import dev.remixdb.compaction.PolicySimulator;
@@ -12,7 +13,6 @@ import dev.remixdb.compaction.PolicySimulator.Report;
 import dev.remixdb.compaction.PolicySimulator.Sample;
 import dev.remixdb.compaction.PolicySimulator.Workload;
 import dev.remixdb.compaction.RangeReducePolicy;
-import dev.remixdb.compaction.RemixDbPolicy;
 
 import java.awt.Color;
 import java.nio.file.Files;
@@ -139,16 +139,16 @@ public final class PoliciesCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** A built-in policy ({@link CompactionPolicies#named}), or {@code leveling}: Garnering with c = 1. */
     private static CompactionPolicy policy(String name) {
-        return switch (name) {
-            case "remixdb" -> RemixDbPolicy.defaults();
-            case "garnering" -> GarneringPolicy.defaults();
-            case "leveling" -> GarneringPolicy.builder().shrink(1).build();
-            case "rangereduce" -> RangeReducePolicy.over(RemixDbPolicy.defaults());
-            case "garnering+rangereduce" -> RangeReducePolicy.over(GarneringPolicy.defaults());
-            default -> throw new UsageException("--policies: unknown policy '" + name
-                    + "'; policies: remixdb, garnering, leveling, rangereduce, garnering+rangereduce");
-        };
+        if (name.equals("leveling")) {
+            return GarneringPolicy.builder().shrink(1).build();
+        }
+        try {
+            return CompactionPolicies.named(name);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--policies: " + e.getMessage() + " or leveling");
+        }
     }
 
     private static Workload workload(String name, long operations, long distinct) {

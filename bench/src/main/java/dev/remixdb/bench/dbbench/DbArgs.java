@@ -101,7 +101,8 @@ public final class DbArgs {
     boolean scanViews;
 
     @Option(names = "--policy", paramLabel = "NAME", defaultValue = "remixdb",
-            description = "RemixDB's compaction policy: remixdb or garnering. Default: ${DEFAULT-VALUE}.")
+            description = "RemixDB's compaction policy: remixdb, garnering, rangereduce or garnering+rangereduce. "
+                    + "Default: ${DEFAULT-VALUE}.")
     String policy;
 
     @Option(names = "--io-engine", paramLabel = "ENGINE", defaultValue = "auto",
@@ -198,9 +199,10 @@ public final class DbArgs {
             throw new UsageException("--io-engine must be auto, io_uring or filechannel: " + ioEngine);
         }
         String policyName = policy.trim().toLowerCase(java.util.Locale.ROOT);
-        if (!dev.remixdb.compaction.CompactionPolicies.NAMES.contains(policyName)) {
-            throw new UsageException("--policy: unknown compaction policy '" + policy + "'; policies: "
-                    + String.join(", ", dev.remixdb.compaction.CompactionPolicies.NAMES));
+        try {
+            dev.remixdb.compaction.CompactionPolicies.named(policyName);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--policy: " + e.getMessage());
         }
         long limit = 0;
         if (memoryLimit != null) {
