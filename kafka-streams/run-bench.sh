@@ -2,6 +2,9 @@
 # Runs dev.remixdb.kafka.bench.KafkaStoreBench (test scope of this module): restore of 1M changelog
 # records and a put + range-scan processor loop, RemixDB store vs Kafka's RocksDB store, same JVM.
 # Arguments go to the benchmark, e.g. --records 1000000 --rounds 2 --dir /var/tmp.
+# With "broker-restore" first, runs dev.remixdb.kafka.cluster.BrokerRestoreBench instead: a
+# changelog of --records (default 5M) on a real in-process broker, restored by a fresh instance in a
+# child JVM into each store, e.g. broker-restore --records 5000000 --rounds 2 --dir /var/tmp.
 # Builds into kafka-streams/target-kafka (not target/) so it does not disturb other builds.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -14,7 +17,12 @@ fi
 out="$here/target-kafka"
 (cd "$root" && ./mvnw -q -B -pl kafka-streams -Drdb.target=target-kafka test-compile \
   dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/test-classpath.txt")
+main=dev.remixdb.kafka.bench.KafkaStoreBench
+if [ "${1:-}" = broker-restore ]; then
+  main=dev.remixdb.kafka.cluster.BrokerRestoreBench
+  shift
+fi
 exec "$java_bin" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \
   -Xmx3g -XX:+UseParallelGC ${REMIXDB_BENCH_JVM_OPTS:-} \
   -cp "$out/test-classes:$out/classes:$(cat "$out/test-classpath.txt")" \
-  dev.remixdb.kafka.bench.KafkaStoreBench "$@"
+  "$main" "$@"
