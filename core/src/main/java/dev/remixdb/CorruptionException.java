@@ -21,6 +21,13 @@ public final class CorruptionException extends RuntimeException {
         this.offset = cause.offset();
     }
 
+    /** Damage found outside the format layer (a backup file whose checksum does not match). */
+    CorruptionException(Path file, long offset, String what) {
+        super(file + " at offset " + offset + ": " + what);
+        this.file = file;
+        this.offset = offset;
+    }
+
     /** The damaged file. */
     public Path file() {
         return file;

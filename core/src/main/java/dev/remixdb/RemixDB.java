@@ -305,6 +305,40 @@ public final class RemixDB implements AutoCloseable {
         store.sync();
     }
 
+    /**
+     * Makes an openable copy of this store in {@code dir} as of one moment, while reads and writes go
+     * on: it holds every write acknowledged before the call and none acknowledged after it returns
+     * (writes racing the call are in it or not, each whole). Writers wait only for that moment, a
+     * turn in the write queue; writes made with {@link #writeUnlogged} are compacted into tables
+     * first, as by {@link #sync()}.
+     *
+     * <p>Table and REMIX files never change once written, so they are hard-linked where the file
+     * system allows (a checkpoint on the same file system costs little space until the store
+     * compacts those files away) and copied otherwise; the live WALs are linked or copied, the active
+     * one up to the moment. Every file is synced, and the checkpoint appears at {@code dir} only when
+     * complete (it is built in a hidden sibling directory and renamed): after a crash there is either a
+     * whole checkpoint at {@code dir} or none. Open it with {@link #open(Path)}; it recovers its WAL
+     * like a store after a crash, and {@link #verify(Path)} passes on it.
+     *
+     * @param dir a directory that does not exist yet (its parent is created if needed), outside this
+     *            store's directory
+     * @throws java.nio.file.FileAlreadyExistsException when {@code dir} exists
+     * @throws IllegalArgumentException when {@code dir} is null or inside this store's directory (or
+     *                                  contains it)
+     * @throws ClosedException when the store is closed
+     */
+    public CheckpointReport checkpoint(Path dir) throws IOException {
+        return checkpoint(dir, true);
+    }
+
+    /** {@link #checkpoint(Path)}, copying every file when {@code allowLinks} is false (for tests). */
+    CheckpointReport checkpoint(Path dir, boolean allowLinks) throws IOException {
+        if (dir == null) {
+            throw new IllegalArgumentException("checkpoint directory must not be null");
+        }
+        return store.checkpoint(dir, allowLinks);
+    }
+
     /** A cursor over a consistent snapshot taken now; close it when done. */
     public Cursor cursor() {
         return cursor(null, null);
@@ -387,6 +421,24 @@ public final class RemixDB implements AutoCloseable {
      */
     public void compactMemtable() throws IOException, InterruptedException {
         store.compactMemtable();
+    }
+
+    /**
+     * Compacts [{@code from}, {@code to}) (a null bound is open) now: the memtable goes to tables
+     * and every partition overlapping the range is merged into one sorted run, dropping overwritten
+     * versions and deleted keys from its files. Blocks until the new files are installed. Background
+     * compaction does this on its own schedule; call it when the space or the scan speed of a range
+     * matters now (after a bulk delete, before a checkpoint or backup that should be small). Reads
+     * and writes go on meanwhile; a snapshot open during it keeps the old files until it closes.
+     *
+     * @throws IllegalArgumentException when both bounds are given and {@code from} is above {@code to}
+     * @throws ClosedException when the store is closed
+     */
+    public void compactRange(byte[] from, byte[] to) throws IOException, InterruptedException {
+        if (from != null && to != null && Arrays.compareUnsigned(from, to) > 0) {
+            throw new IllegalArgumentException("from is above to");
+        }
+        store.compactRange(from == null ? null : from.clone(), to == null ? null : to.clone());
     }
 
     /** Waits for background work, syncs the WAL, and releases every file and off-heap segment. */

@@ -2,6 +2,7 @@ package dev.remixdb;
 
 import dev.remixdb.cache.BlockCache;
 import dev.remixdb.compact.Compactor;
+import dev.remixdb.engine.Checkpointer;
 import dev.remixdb.engine.Counters;
 import dev.remixdb.engine.EngineConfig;
 import dev.remixdb.engine.ReadState;
@@ -114,6 +115,44 @@ final class Store implements AutoCloseable {
         checkOpen();
         try {
             writes.sync();
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
+    /** See {@link RemixDB#checkpoint(Path)}; {@code allowLinks} false copies every file. */
+    CheckpointReport checkpoint(Path target, boolean allowLinks) throws IOException {
+        checkOpen();
+        try {
+            Checkpointer.Result r = Checkpointer.take(versions, writes, dir, target, allowLinks);
+            return new CheckpointReport(r.dir(), r.filesLinked(), r.bytesLinked(), r.filesCopied(), r.bytesCopied(),
+                    r.pauseNanos(), r.lastSequence());
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
+    /** See {@link RemixDB#compactRange}. */
+    void compactRange(byte[] from, byte[] to) throws IOException, InterruptedException {
+        checkOpen();
+        try {
+            java.util.concurrent.CompletableFuture<Void> done = compactor.compactRange(from, to);
+            // A round must come even when nothing was written: an empty memtable is frozen for it.
+            dev.remixdb.engine.MemtableRef frozen = writes.freezeMemtable(true);
+            if (frozen != null) {
+                frozen.release();
+            }
+            for (;;) {
+                try {
+                    done.get(100, TimeUnit.MILLISECONDS);
+                    return;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    versions.checkWritable();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() instanceof IOException io ? io
+                            : new IOException("compaction of the range failed: " + e.getCause(), e.getCause());
+                }
+            }
         } catch (IOException e) {
             throw surface(e);
         }

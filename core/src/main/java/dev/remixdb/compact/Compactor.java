@@ -27,6 +27,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -52,6 +53,14 @@ public final class Compactor {
     private final Counters counters;
     private final ExecutorService workers;
     private final Thread coordinator;
+    /** Ranges to merge fully in a coming round (see {@link #compactRange}). */
+    private final List<Forced> forced = new ArrayList<>();
+
+    /**
+     * A requested full merge of the partitions overlapping [from, to), done in the round of the first
+     * frozen memtable whose WAL numbers at least {@code minWal}.
+     */
+    private record Forced(long minWal, byte[] from, byte[] to, CompletableFuture<Void> done) {}
 
     /** A compactor over the store's parts, writing into {@code dir}; {@link #start()} starts its threads. */
     public Compactor(VersionSet versions, WritePipeline writes, EngineConfig config, Path dir, BlockReader reader,
@@ -108,10 +117,63 @@ public final class Compactor {
         }
     }
 
+    /**
+     * Merges every partition overlapping [{@code from}, {@code to}) (null bounds are open) whole,
+     * dropping overwritten versions and tombstones, in the round of the memtable active now (or of a
+     * later one): every write made before this call is in that round's version or its memtable, so
+     * the range holds one sorted run of them afterwards. Partitions too big for one REMIX are split
+     * as a policy's Split would. The caller makes sure such a round comes (a freeze, even of an empty
+     * memtable); the future completes when it is installed.
+     */
+    public CompletableFuture<Void> compactRange(byte[] from, byte[] to) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        long minWal;
+        ReadState s = versions.acquire();
+        try {
+            minWal = s.mem().firstWal();
+        } finally {
+            s.release();
+        }
+        synchronized (forced) {
+            forced.add(new Forced(minWal, from, to, done));
+        }
+        return done;
+    }
+
+    /** The requests for the round of {@code imm}, taken out of the list. */
+    private List<Forced> takeForced(MemtableRef imm) {
+        List<Forced> mine = new ArrayList<>();
+        synchronized (forced) {
+            forced.removeIf(f -> {
+                if (imm.firstWal() >= f.minWal()) {
+                    mine.add(f);
+                    return true;
+                }
+                return false;
+            });
+        }
+        return mine;
+    }
+
     /** Compacts the oldest frozen memtable of {@code s} into {@code s.version()} and installs the result. */
     private void compact(ReadState s) throws Exception {
-        long start = System.nanoTime();
         MemtableRef imm = s.oldestFrozen();
+        List<Forced> requests = takeForced(imm);
+        try {
+            compact(s, imm, requests);
+        } catch (Throwable t) {
+            for (Forced f : requests) {
+                f.done().completeExceptionally(t);
+            }
+            throw t;
+        }
+        for (Forced f : requests) {
+            f.done().complete(null);
+        }
+    }
+
+    private void compact(ReadState s, MemtableRef imm, List<Forced> requests) throws Exception {
+        long start = System.nanoTime();
         Version version = s.version();
         int count = version.partitionCount();
         long[] newBytes = new long[count];
@@ -122,6 +184,13 @@ public final class Compactor {
         // A memtable frozen on request goes to tables whole: that is what the caller asked for.
         long budget = imm.allToTables() ? 0 : (long) (config.abortFraction() * config.memtableBytes());
         CompactionPlan[] plans = plan(version, newBytes, newKeys, newTombstones, budget);
+        for (int i = 0; i < count; i++) {
+            Partition p = version.partition(i);
+            if ((!p.tables().isEmpty() || newKeys[i] > 0) && overlapsAny(requests, p.lower(), upper(version, i))) {
+                // Everything, tombstones and old versions dropped, cut as a Split cuts.
+                plans[i] = new CompactionPlan.Split();
+            }
+        }
         List<Future<PartitionJob.Result>> jobs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
@@ -155,6 +224,18 @@ public final class Compactor {
                 discard(results);
             }
         }
+    }
+
+    /** Whether [lower, upper) (upper null: open) meets any requested range. */
+    private static boolean overlapsAny(List<Forced> requests, byte[] lower, byte[] upper) {
+        for (Forced f : requests) {
+            boolean belowUpper = upper == null || f.from() == null || Arrays.compareUnsigned(f.from(), upper) < 0;
+            boolean aboveLower = f.to() == null || Arrays.compareUnsigned(f.to(), lower) > 0;
+            if (belowUpper && aboveLower) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Receives each newest entry of the frozen memtable with the index of its partition. */
@@ -342,6 +423,12 @@ public final class Compactor {
      * stop); a frozen memtable not compacted yet stays in its WAL for the next open.
      */
     public void close() {
+        synchronized (forced) {
+            for (Forced f : forced) {
+                f.done().completeExceptionally(new IOException("the store closed before the compaction ran"));
+            }
+            forced.clear();
+        }
         boolean interrupted = false;
         while (coordinator.isAlive()) {
             try {

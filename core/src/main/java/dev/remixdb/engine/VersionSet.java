@@ -48,6 +48,10 @@ public final class VersionSet {
     private final Condition allFreed = lock.newCondition();
 
     private volatile ReadState current;
+    /** Checkpoints holding the WAL files (guarded by lock); see {@link #holdWals()}. */
+    private int walHolds;
+    /** WALs below this number wait for the last hold to go before they are deleted (guarded by lock). */
+    private long deferredWalDeletion;
     /** True from handing a state to the compactor until it has let go of it (guarded by lock). */
     private boolean compacting;
     private volatile boolean closed;
@@ -358,6 +362,7 @@ public final class VersionSet {
                 }
             }
         }
+        boolean deleteWals;
         lock.lock();
         try {
             ReadState s = current;
@@ -367,11 +372,57 @@ public final class VersionSet {
             if (seconds > 0) {
                 drainBytesPerSecond = compacted.memtable().dataBytes() / seconds;
             }
+            deleteWals = walHolds == 0;
+            if (!deleteWals) {
+                deferredWalDeletion = Math.max(deferredWalDeletion, firstLiveWal);
+            }
             changed.signalAll();
         } finally {
             lock.unlock();
         }
-        dir.deleteWalsBefore(firstLiveWal);
+        if (deleteWals) {
+            dir.deleteWalsBefore(firstLiveWal);
+        }
+    }
+
+    /**
+     * Keeps every WAL file there until {@link #releaseWals()}: installs meanwhile defer deleting
+     * the WALs they made obsolete. A checkpoint holds them while it links or copies the WALs of the
+     * state it acquired after this call, which an install could otherwise delete under it (unlike
+     * tables and REMIX files, which live as long as a state that uses them).
+     */
+    public void holdWals() {
+        lock.lock();
+        try {
+            walHolds++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends a {@link #holdWals()}; the last one deletes what installs deferred. */
+    public void releaseWals() throws IOException {
+        long below = 0;
+        lock.lock();
+        try {
+            if (walHolds <= 0) {
+                throw new IllegalStateException("no WAL hold to release");
+            }
+            if (--walHolds == 0) {
+                below = deferredWalDeletion;
+                deferredWalDeletion = 0;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (below > 0) {
+            dir.deleteWalsBefore(below);
+        }
+    }
+
+    /** The next file number {@link #newFileNumber()} would hand out (nothing is taken). */
+    public long peekFileNumber() {
+        return nextFile.get();
     }
 
     /**

@@ -141,15 +141,74 @@ public final class WritePipeline {
      * tables. It takes its turn in the queue, so no write is in flight during the switch.
      */
     public void freezeMemtable() throws IOException {
-        submit(new WriteRequest(List.of(), false, lock.newCondition()), true);
+        MemtableRef frozen = freezeMemtable(false);
+        if (frozen != null) {
+            frozen.release();
+        }
+    }
+
+    /**
+     * Freezes the active memtable now (when it holds anything, or always with {@code evenIfEmpty}),
+     * as {@link #freezeMemtable()}, and returns it retained (release it), or null when nothing was
+     * frozen. Compaction of an empty memtable writes nothing new: it is a round in which partitions
+     * can be compacted for reasons other than new data.
+     */
+    public MemtableRef freezeMemtable(boolean evenIfEmpty) throws IOException {
+        WriteRequest w = WriteRequest.turnOnly(lock.newCondition(), evenIfEmpty);
+        submit(w, true);
+        return w.frozen;
+    }
+
+    /** What {@link #atMoment} runs, told where the log of that moment ends. */
+    @FunctionalInterface
+    public interface Moment {
+        /**
+         * @param activeWal       the number of the active memtable's WAL
+         * @param activeWalLength its length in bytes at this moment, at a record boundary: every
+         *                        acknowledged logged write is in it or in an older live WAL
+         * @param lastSequence    the sequence number of the newest acknowledged write
+         */
+        void at(long activeWal, long activeWalLength, long lastSequence) throws IOException;
+    }
+
+    /**
+     * Runs {@code moment} at a moment when every write acknowledged before this call is applied and
+     * no later one is: it takes a turn at the head of the write queue, first puts writes that skipped
+     * the WAL into tables (as {@link #sync()} does), then flushes the active WAL's buffered records
+     * to the file (no fsync) and runs {@code moment} with no group, memtable switch or re-insert in
+     * flight. Writers queue meanwhile, so keep it short.
+     */
+    public void atMoment(Moment moment) throws IOException {
+        if (closed) {
+            throw closedError.get();
+        }
+        submit(WriteRequest.turnOnly(lock.newCondition()), false, true, moment);
+    }
+
+    private void runMoment(Moment moment) throws IOException {
+        insertLock.lock();
+        try {
+            if (closed) {
+                throw closedError.get();
+            }
+            WalWriter log = wal;
+            log.flush();
+            long number = FileNames.number(log.path().getFileName().toString(), FileNames.WAL).orElseThrow();
+            moment.at(number, log.bytesWritten(), lastSeq);
+        } finally {
+            insertLock.unlock();
+        }
     }
 
     private void submit(WriteRequest w, boolean freeze) throws IOException {
-        submit(w, freeze, false);
+        submit(w, freeze, false, null);
     }
 
-    /** With {@code persistOnly}, an empty request whose turn only persists unlogged writes. */
-    private void submit(WriteRequest w, boolean freeze, boolean persistOnly) throws IOException {
+    /**
+     * With {@code persistOnly}, an empty request whose turn only persists unlogged writes, and then
+     * runs {@code moment} if there is one.
+     */
+    private void submit(WriteRequest w, boolean freeze, boolean persistOnly, Moment moment) throws IOException {
         List<WriteRequest> group;
         long firstSeq;
         boolean syncGroup = false;
@@ -173,6 +232,9 @@ public final class WritePipeline {
                 checkWritable();
                 if (persistOnly) {
                     persistUnlogged();
+                    if (moment != null) {
+                        runMoment(moment);
+                    }
                     leaveHead();
                     return;
                 }
@@ -183,7 +245,7 @@ public final class WritePipeline {
                 if (w.logged && !freeze) {
                     persistUnlogged();
                 }
-                makeRoom(w.bytes(), freeze);
+                w.frozen = makeRoom(w.bytes(), freeze, freeze && w.evenIfEmpty);
             } catch (RuntimeException | IOException | Error e) {
                 leaveHead();
                 throw e;
@@ -202,7 +264,8 @@ public final class WritePipeline {
             for (WriteRequest x : requests) {
                 long b = x.bytes();
                 // A group is all logged or all unlogged: a logged write must wait for the persist.
-                if (!group.isEmpty() && (bytes + b > room || x.logged != w.logged)) {
+                // A turn-only request does its own work when it leads: it never rides along.
+                if (!group.isEmpty() && (x.alone || bytes + b > room || x.logged != w.logged)) {
                     break;
                 }
                 group.add(x);
@@ -439,29 +502,42 @@ public final class WritePipeline {
     /**
      * Under {@link #lock}, by the queue's head: makes sure the active memtable has room for
      * {@code incoming} more bytes, freezing it when not (or, with {@code force}, whenever it is not
-     * empty). When every frozen slot is taken the writer waits (a stall), with the lock released so
+     * empty, or always with {@code evenIfEmpty}); returns the memtable a forced freeze froze, retained,
+     * else null. When every frozen slot is taken the writer waits (a stall), with the lock released so
      * that others can queue; before it comes to that, writers are slowed ({@link #pace}).
      */
-    private void makeRoom(long incoming, boolean force) throws IOException {
+    private MemtableRef makeRoom(long incoming, boolean force, boolean evenIfEmpty) throws IOException {
         for (;;) {
             checkWritable();
             ReadState s = versions.current();
             Memtable active = s.mem().memtable();
             long used = active.dataBytes();
             // A write larger than a whole memtable goes alone into an empty one.
-            if (force ? active.entryCount() == 0 : used == 0 || used + incoming <= config.memtableBytes()) {
+            if (force ? active.entryCount() == 0 && !evenIfEmpty : used == 0 || used + incoming <= config.memtableBytes()) {
                 if (!force) {
                     pace(used, incoming);
                 }
-                return;
+                return null;
             }
             if (!versions.canFreeze()) {
                 awaitUnlocked(versions::awaitRoomToFreeze);
                 continue;
             }
             s.mem().allToTables(force);
-            switchMemtable();
-            return;
+            if (!force) {
+                switchMemtable();
+                return null;
+            }
+            // A freeze on request hands the frozen memtable to its caller, retained.
+            MemtableRef frozen = s.mem();
+            frozen.retain();
+            try {
+                switchMemtable();
+            } catch (IOException | RuntimeException | Error e) {
+                frozen.release();
+                throw e;
+            }
+            return frozen;
         }
     }
 
@@ -539,7 +615,7 @@ public final class WritePipeline {
         }
         if (unloggedPending()) {
             // An empty logged write: its turn at the head persists what skipped the WAL.
-            submit(new WriteRequest(List.of(), false, true, lock.newCondition()), false, true);
+            submit(WriteRequest.turnOnly(lock.newCondition()), false, true, null);
         }
         WalWriter log;
         lock.lock();

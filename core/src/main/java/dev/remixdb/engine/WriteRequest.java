@@ -20,6 +20,15 @@ final class WriteRequest {
     /** False for a write that skips the WAL (see {@link WritePipeline#writeUnlogged}). */
     final boolean logged;
     final Condition turn;
+    /**
+     * A turn at the head of the queue that writes nothing (a freeze, a sync's persist, a checkpoint's
+     * moment): it never joins another leader's group, since its work is done only by itself.
+     */
+    final boolean alone;
+    /** For a freeze: freeze the active memtable even when it is empty. */
+    final boolean evenIfEmpty;
+    /** For a freeze: the memtable it froze, retained for the caller (null when none was frozen). */
+    MemtableRef frozen;
     boolean done;
     Throwable error;
 
@@ -28,11 +37,28 @@ final class WriteRequest {
     }
 
     WriteRequest(List<WalOp> ops, boolean sync, boolean logged, Condition turn) {
+        this(ops, sync, logged, turn, false, false);
+    }
+
+    private WriteRequest(List<WalOp> ops, boolean sync, boolean logged, Condition turn, boolean alone,
+                         boolean evenIfEmpty) {
         this.prepare = null;
         this.ops = ops;
         this.sync = sync;
         this.logged = logged;
         this.turn = turn;
+        this.alone = alone;
+        this.evenIfEmpty = evenIfEmpty;
+    }
+
+    /** A request that only takes its turn at the head of the queue (see {@link #alone}). */
+    static WriteRequest turnOnly(Condition turn) {
+        return turnOnly(turn, false);
+    }
+
+    /** A turn-only request; for a freeze, {@code evenIfEmpty} freezes an empty memtable too. */
+    static WriteRequest turnOnly(Condition turn, boolean evenIfEmpty) {
+        return new WriteRequest(List.of(), false, true, turn, true, evenIfEmpty);
     }
 
     WriteRequest(Function<WritePipeline.Reader, List<WalOp>> prepare, boolean sync, Condition turn) {
@@ -41,6 +67,8 @@ final class WriteRequest {
         this.sync = sync;
         this.logged = true;
         this.turn = turn;
+        this.alone = false;
+        this.evenIfEmpty = false;
     }
 
     /** Key and value bytes of the write: what it adds to the memtable's size (0 for a read-modify-write, not known yet). */

@@ -113,10 +113,18 @@ public final class BrokerRestoreBench {
         p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(256L << 20));
         try (KafkaProducer<byte[], byte[]> producer =
                      new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            java.util.concurrent.atomic.AtomicReference<Exception> failed = new java.util.concurrent.atomic.AtomicReference<>();
             for (long i = 0; i < records; i++) {
-                producer.send(new ProducerRecord<>(topic, key(i), value(i)));
+                producer.send(new ProducerRecord<>(topic, key(i), value(i)), (meta, e) -> {
+                    if (e != null) {
+                        failed.compareAndSet(null, e);
+                    }
+                });
             }
             producer.flush();
+            if (failed.get() != null) {
+                throw new IllegalStateException("the broker refused changelog records", failed.get());
+            }
         }
     }
 

@@ -90,8 +90,11 @@ final class KafkaCluster implements AutoCloseable {
         admin.createTopics(List.of(topic)).all().get();
     }
 
-    /** Writes {@code records} in order (per partition) and waits until all are acknowledged. */
-    void produce(List<ProducerRecord<byte[], byte[]>> records) {
+    /**
+     * Writes {@code records} in order (per partition) and waits until all are acknowledged; throws
+     * when the broker refused any.
+     */
+    void produce(List<ProducerRecord<byte[], byte[]>> records) throws ExecutionException, InterruptedException {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -99,10 +102,14 @@ final class KafkaCluster implements AutoCloseable {
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         try (KafkaProducer<byte[], byte[]> producer =
                      new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
             for (ProducerRecord<byte[], byte[]> r : records) {
-                producer.send(r);
+                sent.add(producer.send(r));
             }
             producer.flush();
+            for (var f : sent) {
+                f.get();
+            }
         }
     }
 

@@ -128,11 +128,14 @@ final class WordCountApp {
      * and click {@code i} go together, so "the first n" means both.
      */
     static final class Input {
+        /** Time between consecutive lines: a 10 s window holds about 270 of them. */
+        static final long STEP_MILLIS = 37;
         /**
-         * The first record's time: an hour ago, on a window boundary. Not a fixed date: the
-         * brokers' 7-day retention would delete old-stamped records (and window changelogs) at once.
+         * The first record's time, on a window boundary, chosen so that the last record is an hour
+         * old. Not a fixed date: the brokers' 7-day retention would delete old-stamped records (and
+         * window changelogs) at once; and not in the future, which brokers refuse beyond an hour.
          */
-        final long start = (System.currentTimeMillis() / WINDOW.toMillis()) * WINDOW.toMillis() - 3_600_000L;
+        final long start;
         final List<ProducerRecord<byte[], byte[]>> users = new ArrayList<>();
         final List<ProducerRecord<byte[], byte[]>> lines = new ArrayList<>();
         final List<ProducerRecord<byte[], byte[]>> clicks = new ArrayList<>();
@@ -146,6 +149,8 @@ final class WordCountApp {
          */
         Input(String in, long seed, int lines, int vocabulary, int userCount, int regions) {
             SplittableRandom r = new SplittableRandom(seed);
+            long first = System.currentTimeMillis() - 3_600_000L - lines * STEP_MILLIS;
+            start = first - first % WINDOW.toMillis();
             region = new String[userCount];
             for (int u = 0; u < userCount; u++) {
                 region[u] = "region-" + (u % regions);
@@ -167,7 +172,7 @@ final class WordCountApp {
         }
 
         long timestamp(int i) {
-            return start + i * 37L;
+            return start + i * STEP_MILLIS;
         }
 
         String regionOf(int user) {

@@ -1,0 +1,488 @@
+package dev.remixdb;
+
+import dev.remixdb.files.FileNames;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * Numbered, incremental backups of a live store in a backup directory: each backup is a
+ * {@linkplain RemixDB#checkpoint(Path) checkpoint} whose table and REMIX files (immutable, and the
+ * bulk of a store) are kept once and shared by every backup that has them, while its MANIFEST and
+ * WALs are its own. Every file is copied into the backup directory (a backup does not share disk
+ * blocks with the store, so it may live on another disk) and carries a CRC32C that a restore checks.
+ *
+ * <p>Layout of a backup directory:
+ * <pre>
+ *   shared/NNNNNN.tbl.SIZE.CRC   a table (or .rmx REMIX) file, named by store file name, size and
+ *                                CRC32C (hex), so two files share a name only if they are equal
+ *   private/ID/                  backup ID's MANIFEST and WALs
+ *   meta/ID                      backup ID's descriptor: text lines "remixdb-backup 1", "id ID",
+ *                                "created ISO-8601", "lastSequence N", then per file "file shared|private
+ *                                NAME SIZE CRC", then "crc CRC" of every byte before that line
+ *   LOCK                         held while a backup is made or removed
+ * </pre>
+ * A backup exists once its descriptor does: it is written last (to {@code meta/ID.tmp}, synced,
+ * renamed), after every file it lists is in place and synced. A crash mid-backup therefore leaves
+ * no backup, only files that no descriptor names; {@link #list} ignores them and the next
+ * {@link #create} deletes them. A descriptor that is truncated or fails its CRC is ignored the same
+ * way (and reported by {@link #verify}).
+ *
+ * <p>Thread-safe across processes: making and removing backups takes the directory's lock; listing,
+ * verifying and restoring only read.
+ */
+public final class Backups {
+    private static final String SHARED = "shared";
+    private static final String PRIVATE = "private";
+    private static final String META = "meta";
+    private static final String HEADER = "remixdb-backup 1";
+    private static final HexFormat HEX = HexFormat.of();
+
+    private Backups() {}
+
+    /** One file of a backup, as its descriptor lists it. */
+    private record Entry(boolean shared, String name, long size, int crc) {
+        Path path(Path backupDir, long id) {
+            return shared ? backupDir.resolve(SHARED).resolve(name + "." + size + "." + HEX.toHexDigits(crc))
+                    : backupDir.resolve(PRIVATE).resolve(Long.toString(id)).resolve(name);
+        }
+    }
+
+    /** A backup's descriptor. */
+    private record Descriptor(long id, Instant created, long lastSequence, List<Entry> files) {
+        long bytes() {
+            return files.stream().mapToLong(Entry::size).sum();
+        }
+    }
+
+    /** {@link #create(RemixDB, Path, int)} keeping every backup. */
+    public static BackupInfo create(RemixDB db, Path backupDir) throws IOException {
+        return create(db, backupDir, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Makes a new backup of {@code db} (open, and in use: reads and writes go on) in
+     * {@code backupDir}, created if needed, then deletes the oldest backups beyond the newest
+     * {@code keep} and the shared files none of the remaining ones uses. The backup holds what
+     * {@link RemixDB#checkpoint(Path)} would at the call: every write acknowledged before it.
+     *
+     * @throws IllegalArgumentException when {@code keep} is below 1, an argument is null, or
+     *                                  {@code backupDir} is inside the store's directory
+     * @throws IOException              when another process is making a backup in {@code backupDir}
+     *                                  (its lock is held), or on an I/O error (no backup is made then)
+     */
+    public static BackupInfo create(RemixDB db, Path backupDir, int keep) throws IOException {
+        if (db == null || backupDir == null) {
+            throw new IllegalArgumentException("db and backupDir must not be null");
+        }
+        if (keep < 1) {
+            throw new IllegalArgumentException("keep must be at least 1: " + keep);
+        }
+        Files.createDirectories(backupDir);
+        try (DirLock lock = DirLock.take(backupDir)) {
+            for (String d : List.of(SHARED, PRIVATE, META)) {
+                Files.createDirectories(backupDir.resolve(d));
+            }
+            TreeMap<Long, Descriptor> existing = readAll(backupDir, null);
+            removeUnlisted(backupDir, existing);
+            // A torn backup's number is taken again: its leftovers were just removed.
+            long id = existing.isEmpty() ? 1 : existing.lastKey() + 1;
+            Path staging = backupDir.resolve(".staging-" + id);
+            deleteTree(staging);
+            Path privateDir = backupDir.resolve(PRIVATE).resolve(Long.toString(id));
+            deleteTree(privateDir);
+            try {
+                CheckpointReport cp = db.checkpoint(staging);
+                Stored stored = store(backupDir, id, staging, privateDir, cp.lastSequence());
+                Descriptor d = stored.descriptor();
+                long added = d.bytes() - stored.alreadyShared();
+                writeDescriptor(backupDir, d);
+                existing.put(id, d);
+                while (existing.size() > keep) {
+                    remove(backupDir, existing.pollFirstEntry().getValue().id());
+                }
+                removeUnlisted(backupDir, existing);
+                return new BackupInfo(id, d.created(), d.files().size(), d.bytes(), added, d.lastSequence());
+            } finally {
+                deleteTree(staging);
+            }
+        }
+    }
+
+    /** A backup's files in place, and how many of its bytes {@code shared/} already held. */
+    private record Stored(Descriptor descriptor, long alreadyShared) {}
+
+    /**
+     * Moves the checkpoint in {@code staging} into the backup directory: tables and REMIX files into
+     * {@code shared/} unless an equal one is there, the rest into {@code privateDir}; all synced.
+     */
+    private static Stored store(Path backupDir, long id, Path staging, Path privateDir, long lastSequence)
+            throws IOException {
+        Files.createDirectories(privateDir);
+        List<Entry> entries = new ArrayList<>();
+        List<Path> files;
+        try (Stream<Path> s = Files.list(staging)) {
+            files = s.sorted().toList();
+        }
+        long already = 0;
+        for (Path f : files) {
+            String name = f.getFileName().toString();
+            boolean shared = name.endsWith(FileNames.TABLE) || name.endsWith(FileNames.REMIX);
+            long size = Files.size(f);
+            int crc = crc(f);
+            Entry e = new Entry(shared, name, size, crc);
+            Path to = e.path(backupDir, id);
+            if (shared && Files.exists(to)) {
+                already += size;
+            } else {
+                // A copy, not a link or a move: the staging checkpoint's files may be links to the
+                // live store's, and a backup must not share the store's disk blocks.
+                Path tmp = to.resolveSibling(to.getFileName() + ".tmp");
+                Files.copy(f, tmp, StandardCopyOption.REPLACE_EXISTING);
+                force(tmp);
+                Files.move(tmp, to, StandardCopyOption.ATOMIC_MOVE);
+            }
+            entries.add(e);
+        }
+        force(backupDir.resolve(SHARED));
+        force(privateDir);
+        force(privateDir.getParent());
+        return new Stored(new Descriptor(id, Instant.now(), lastSequence, entries), already);
+    }
+
+    /** Every backup in {@code backupDir} with a whole descriptor, oldest first. */
+    public static List<BackupInfo> list(Path backupDir) throws IOException {
+        List<BackupInfo> out = new ArrayList<>();
+        for (Descriptor d : readAll(backupDir, null).values()) {
+            out.add(new BackupInfo(d.id(), d.created(), d.files().size(), d.bytes(), 0, d.lastSequence()));
+        }
+        return out;
+    }
+
+    /**
+     * Checks backup {@code id}: its descriptor, and the size and CRC32C of every file it lists.
+     *
+     * @return the problems found, each naming the file; empty when the backup is whole
+     * @throws NoSuchFileException when there is no backup {@code id}
+     */
+    public static List<String> verify(Path backupDir, long id) throws IOException {
+        Descriptor d = descriptor(backupDir, id);
+        List<String> problems = new ArrayList<>();
+        for (Entry e : d.files()) {
+            Path p = e.path(backupDir, id);
+            if (!Files.exists(p)) {
+                problems.add(p + ": missing");
+            } else if (Files.size(p) != e.size()) {
+                problems.add(p + ": " + Files.size(p) + " bytes, the descriptor says " + e.size());
+            } else if (crc(p) != e.crc()) {
+                problems.add(p + ": CRC32C does not match the descriptor's");
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * Restores backup {@code id} into {@code target} (which must not exist): copies its files,
+     * checking each one's size and CRC32C, syncs them, and renames the whole into place, so that
+     * {@code target} appears only complete and checked. Open it with {@link RemixDB#open(Path)}.
+     *
+     * @throws CorruptionException       naming the file, when a file of the backup is damaged or
+     *                                   missing; nothing is left at {@code target}
+     * @throws NoSuchFileException       when there is no backup {@code id}
+     * @throws FileAlreadyExistsException when {@code target} exists
+     */
+    public static void restore(Path backupDir, long id, Path target) throws IOException {
+        if (backupDir == null || target == null) {
+            throw new IllegalArgumentException("backupDir and target must not be null");
+        }
+        Descriptor d = descriptor(backupDir, id);
+        Path to = target.toAbsolutePath().normalize();
+        if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
+            throw new FileAlreadyExistsException(to.toString(), null, "the restore target must not exist");
+        }
+        Path parent = Files.createDirectories(to.getParent());
+        Path partial = parent.resolve("." + to.getFileName() + ".restore-partial");
+        deleteTree(partial);
+        Files.createDirectory(partial);
+        boolean done = false;
+        try {
+            for (Entry e : d.files()) {
+                Path from = e.path(backupDir, id);
+                if (!Files.exists(from)) {
+                    throw new CorruptionException(from, 0, "missing from backup " + id);
+                }
+                Path copy = partial.resolve(e.name());
+                Files.copy(from, copy);
+                if (Files.size(copy) != e.size()) {
+                    throw new CorruptionException(from, Math.min(Files.size(copy), e.size()), Files.size(copy)
+                            + " bytes, backup " + id + "'s descriptor says " + e.size());
+                }
+                if (crc(copy) != e.crc()) {
+                    throw new CorruptionException(from, 0, "CRC32C does not match backup " + id + "'s descriptor");
+                }
+                force(copy);
+            }
+            force(partial);
+            Files.move(partial, to, StandardCopyOption.ATOMIC_MOVE);
+            force(parent);
+            done = true;
+        } finally {
+            if (!done) {
+                deleteTree(partial);
+            }
+        }
+    }
+
+    /** Removes backup {@code id} and the shared files no other backup uses. */
+    public static void delete(Path backupDir, long id) throws IOException {
+        try (DirLock lock = DirLock.take(backupDir)) {
+            descriptor(backupDir, id);
+            remove(backupDir, id);
+            removeUnlisted(backupDir, readAll(backupDir, null));
+        }
+    }
+
+    // ------------------------------------------------------------------ descriptors
+
+    private static Descriptor descriptor(Path backupDir, long id) throws IOException {
+        Path meta = backupDir.resolve(META).resolve(Long.toString(id));
+        List<String> why = new ArrayList<>();
+        Descriptor d = Files.exists(meta) ? parse(meta, why) : null;
+        if (d == null) {
+            throw new NoSuchFileException(meta.toString(), null,
+                    "no backup " + id + " in " + backupDir + (why.isEmpty() ? "" : " (" + why.getFirst() + ")"));
+        }
+        return d;
+    }
+
+    /** Every whole descriptor by id; damaged ones are skipped (with why, into {@code damaged} if given). */
+    private static TreeMap<Long, Descriptor> readAll(Path backupDir, List<String> damaged) throws IOException {
+        TreeMap<Long, Descriptor> out = new TreeMap<>();
+        Path metaDir = backupDir.resolve(META);
+        if (!Files.isDirectory(metaDir)) {
+            return out;
+        }
+        List<Path> metas;
+        try (Stream<Path> s = Files.list(metaDir)) {
+            metas = s.toList();
+        }
+        for (Path m : metas) {
+            String name = m.getFileName().toString();
+            if (!name.chars().allMatch(Character::isDigit) || name.isEmpty()) {
+                continue;
+            }
+            List<String> why = new ArrayList<>();
+            Descriptor d = parse(m, why);
+            if (d != null && d.id() == Long.parseLong(name)) {
+                out.put(d.id(), d);
+            } else if (damaged != null) {
+                damaged.add(m + ": " + (why.isEmpty() ? "id does not match its name" : why.getFirst()));
+            }
+        }
+        return out;
+    }
+
+    private static Descriptor parse(Path meta, List<String> why) throws IOException {
+        byte[] bytes = Files.readAllBytes(meta);
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        int crcLine = text.lastIndexOf("crc ");
+        if (!text.startsWith(HEADER + "\n") || crcLine < 0 || !text.endsWith("\n")) {
+            why.add("not a whole backup descriptor");
+            return null;
+        }
+        CRC32C c = new CRC32C();
+        c.update(bytes, 0, text.substring(0, crcLine).getBytes(StandardCharsets.UTF_8).length);
+        try {
+            int stored = HEX.fromHexDigits(text.substring(crcLine + 4, text.length() - 1));
+            if (stored != (int) c.getValue()) {
+                why.add("descriptor CRC32C does not match");
+                return null;
+            }
+            long id = -1;
+            Instant created = null;
+            long lastSequence = -1;
+            List<Entry> files = new ArrayList<>();
+            for (String line : text.substring(HEADER.length() + 1, crcLine).split("\n")) {
+                String[] f = line.split(" ");
+                switch (f[0]) {
+                    case "id" -> id = Long.parseLong(f[1]);
+                    case "created" -> created = Instant.parse(f[1]);
+                    case "lastSequence" -> lastSequence = Long.parseLong(f[1]);
+                    case "file" -> files.add(new Entry(f[1].equals("shared"), f[2], Long.parseLong(f[3]),
+                            HEX.fromHexDigits(f[4])));
+                    default -> throw new IllegalArgumentException("unknown line: " + line);
+                }
+            }
+            if (id < 0 || created == null || lastSequence < 0 || files.isEmpty()) {
+                why.add("descriptor lacks a field");
+                return null;
+            }
+            return new Descriptor(id, created, lastSequence, files);
+        } catch (RuntimeException e) {
+            why.add("unreadable descriptor: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static void writeDescriptor(Path backupDir, Descriptor d) throws IOException {
+        StringBuilder sb = new StringBuilder(HEADER).append('\n');
+        sb.append("id ").append(d.id()).append('\n');
+        sb.append("created ").append(d.created()).append('\n');
+        sb.append("lastSequence ").append(d.lastSequence()).append('\n');
+        for (Entry e : d.files()) {
+            sb.append("file ").append(e.shared() ? "shared " : "private ").append(e.name()).append(' ')
+                    .append(e.size()).append(' ').append(HEX.toHexDigits(e.crc())).append('\n');
+        }
+        byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
+        CRC32C c = new CRC32C();
+        c.update(body);
+        byte[] all = (sb + "crc " + HEX.toHexDigits((int) c.getValue()) + "\n").getBytes(StandardCharsets.UTF_8);
+        Path metaDir = backupDir.resolve(META);
+        Path tmp = metaDir.resolve(d.id() + ".tmp");
+        Files.write(tmp, all);
+        force(tmp);
+        Files.move(tmp, metaDir.resolve(Long.toString(d.id())), StandardCopyOption.ATOMIC_MOVE);
+        force(metaDir);
+    }
+
+    // ------------------------------------------------------------------ removal
+
+    /** Deletes backup {@code id}'s descriptor first (so it stops existing), then its own files. */
+    private static void remove(Path backupDir, long id) throws IOException {
+        Files.deleteIfExists(backupDir.resolve(META).resolve(Long.toString(id)));
+        force(backupDir.resolve(META));
+        deleteTree(backupDir.resolve(PRIVATE).resolve(Long.toString(id)));
+    }
+
+    /**
+     * Deletes what no whole descriptor names: private directories and shared files of torn or
+     * removed backups, temporary files, damaged descriptors, staging checkpoints.
+     */
+    private static void removeUnlisted(Path backupDir, TreeMap<Long, Descriptor> live) throws IOException {
+        Set<Path> keep = new HashSet<>();
+        for (Descriptor d : live.values()) {
+            for (Entry e : d.files()) {
+                keep.add(e.path(backupDir, d.id()).toAbsolutePath().normalize());
+            }
+        }
+        try (Stream<Path> s = Files.list(backupDir.resolve(SHARED))) {
+            for (Path f : s.toList()) {
+                if (!keep.contains(f.toAbsolutePath().normalize())) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+        try (Stream<Path> s = Files.list(backupDir.resolve(PRIVATE))) {
+            for (Path d : s.toList()) {
+                String name = d.getFileName().toString();
+                boolean listed = name.chars().allMatch(Character::isDigit) && !name.isEmpty()
+                        && live.containsKey(Long.parseLong(name));
+                if (!listed) {
+                    deleteTree(d);
+                }
+            }
+        }
+        try (Stream<Path> s = Files.list(backupDir.resolve(META))) {
+            for (Path m : s.toList()) {
+                String name = m.getFileName().toString();
+                boolean listed = name.chars().allMatch(Character::isDigit) && !name.isEmpty()
+                        && live.containsKey(Long.parseLong(name));
+                if (!listed) {
+                    Files.deleteIfExists(m);
+                }
+            }
+        }
+        try (Stream<Path> s = Files.list(backupDir)) {
+            for (Path p : s.toList()) {
+                if (p.getFileName().toString().startsWith(".staging-")) {
+                    deleteTree(p);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ files
+
+    private static int crc(Path file) throws IOException {
+        CRC32C c = new CRC32C();
+        ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (ch.read(buf) >= 0) {
+                buf.flip();
+                c.update(buf);
+                buf.clear();
+            }
+        }
+        return (int) c.getValue();
+    }
+
+    private static void force(Path p) throws IOException {
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        List<Path> all;
+        try (Stream<Path> s = Files.walk(dir)) {
+            all = s.sorted(Comparator.reverseOrder()).toList();
+        }
+        for (Path p : all) {
+            Files.deleteIfExists(p);
+        }
+    }
+
+    /** The backup directory's lock, across processes and within this one. */
+    private record DirLock(FileChannel channel, FileLock lock) implements AutoCloseable {
+        static DirLock take(Path backupDir) throws IOException {
+            FileChannel ch = FileChannel.open(backupDir.resolve("LOCK"), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+            try {
+                FileLock l = ch.tryLock();
+                if (l == null) {
+                    throw new IOException("backup directory " + backupDir + " is in use by another process");
+                }
+                return new DirLock(ch, l);
+            } catch (OverlappingFileLockException e) {
+                ch.close();
+                throw new IOException("backup directory " + backupDir + " is in use in this process", e);
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                lock.release();
+            } finally {
+                channel.close();
+            }
+        }
+    }
+}
