@@ -141,7 +141,7 @@ public final class FileDump {
     private static void wal(Path file, long number, int limit, PrintStream out) throws IOException {
         long[] shown = {0};
         long[] firstSeq = {-1};
-        ReplayResult r = WalReader.check(file, number, (seq, delete, key, ko, kl, value, vo, vl) -> {
+        ReplayResult r = WalReader.check(file, number, (seq, type, key, ko, kl, value, vo, vl) -> {
             if (firstSeq[0] < 0) {
                 firstSeq[0] = seq;
             }
@@ -150,8 +150,12 @@ public final class FileDump {
                     out.printf("WAL %s%n", file);
                 }
                 byte[] k = key.asSlice(ko, kl).toArray(ValueLayout.JAVA_BYTE);
-                out.printf("  seq %d %s %s%s%n", seq, delete ? "delete" : "put", show(k),
-                        delete ? "" : " (" + vl + " bytes)");
+                switch (type) {
+                    case PUT -> out.printf("  seq %d put %s (%d bytes)%n", seq, show(k), vl);
+                    case DELETE -> out.printf("  seq %d delete %s%n", seq, show(k));
+                    case RANGE_DELETE -> out.printf("  seq %d delete range [%s, %s)%n", seq, show(k),
+                            vl == 0 ? "end" : show(value.asSlice(vo, vl).toArray(ValueLayout.JAVA_BYTE)));
+                }
                 shown[0]++;
             }
         });

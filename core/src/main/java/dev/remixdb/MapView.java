@@ -171,20 +171,23 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         write(batch);
     }
 
-    /** Deletes the keys in range, in batches; like any bulk operation here, not atomic. */
+    /**
+     * Deletes the keys in range with one {@link RemixDB#deleteRange} (atomic, and one operation
+     * however many keys the range holds).
+     */
     @Override
     public void clear() {
-        WriteBatch batch = new WriteBatch();
-        try (Cursor c = cursor()) {
-            for (c.seekToFirst(); c.isValid(); c.next()) {
-                batch.delete(c.key());
-                if (batch.size() == 1024) {
-                    write(batch);
-                    batch.clear();
-                }
-            }
+        db.checkOpen();
+        byte[] lo = range.lowerBytes;
+        byte[] hi = range.upperBytes;
+        if (lo != null && hi != null && java.util.Arrays.compareUnsigned(lo, hi) >= 0) {
+            return;  // an empty range
         }
-        write(batch);
+        try {
+            db.deleteRange(lo, hi);
+        } catch (IOException e) {
+            throw new UncheckedIOException("clear through map view of " + db + " failed", e);
+        }
     }
 
     /** Walks the range: O(n), as in {@link java.util.concurrent.ConcurrentSkipListMap}. */

@@ -100,6 +100,20 @@ public final class RemixDB implements AutoCloseable {
     }
 
     /**
+     * Removes every key in [{@code from}, {@code to}) (a null bound is open) with one operation,
+     * however many keys the range holds: one WAL record, and reads, cursors and snapshots taken
+     * afterwards no longer see the keys, at the cost of one range check per read while the delete
+     * is in a memtable. When that memtable is compacted, every partition the range overlaps is
+     * merged whole and the deleted versions are left out of the new files; snapshots taken before
+     * keep seeing them. Writes after the call are not affected.
+     *
+     * @throws IllegalArgumentException when {@code from} is not below {@code to}
+     */
+    public void deleteRange(byte[] from, byte[] to) throws IOException {
+        store.write(List.of(WriteBatch.rangeDelete(from, to)));
+    }
+
+    /**
      * Applies every operation of {@code batch} atomically: one WAL record, visible to readers all at
      * once, and after a crash all or none of it. An empty batch writes nothing.
      */

@@ -85,7 +85,14 @@ final class StoreCursor implements Cursor {
         }
         // LIVE: the version's own tombstones never need to mask anything newer.
         sources.add(new VersionSource(state.version(), RemixCursor.Mode.LIVE, store.readAhead()));
-        this.merger = new Merger(sources);
+        dev.remixdb.memtable.RangeTombstone[][] ranges = new dev.remixdb.memtable.RangeTombstone[sources.size()][];
+        ranges[0] = state.mem().memtable().rangeTombstones();
+        int i = 1;
+        for (MemtableRef f : state.frozen()) {
+            ranges[i++] = f.memtable().rangeTombstones();
+        }
+        ranges[i] = new dev.remixdb.memtable.RangeTombstone[0];
+        this.merger = new Merger(sources, ranges, snapshot);
     }
 
     // ------------------------------------------------------------------ calls
@@ -241,7 +248,9 @@ final class StoreCursor implements Cursor {
             if (!merger.isTombstone()) {
                 return;
             }
-            merger.next();
+            if (!merger.skipHiddenForwards()) {
+                merger.next();
+            }
         }
     }
 
@@ -257,7 +266,9 @@ final class StoreCursor implements Cursor {
             if (!merger.isTombstone()) {
                 return;
             }
-            merger.prev();
+            if (!merger.skipHiddenBackwards()) {
+                merger.prev();
+            }
         }
     }
 

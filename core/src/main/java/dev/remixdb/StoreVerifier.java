@@ -183,7 +183,7 @@ final class StoreVerifier {
             count(path);
             String[] gap = {null};
             try {
-                ReplayResult r = WalReader.check(path, number, (seq, delete, key, ko, kl, value, vo, vl) -> {
+                ReplayResult r = WalReader.check(path, number, (seq, type, key, ko, kl, value, vo, vl) -> {
                     if (seqs[0] == null) {
                         seqs[0] = new RecoveryRules.SequenceCheck(seq - 1);
                     }

@@ -42,6 +42,33 @@ public final class WriteBatch {
         return this;
     }
 
+    /**
+     * Adds a delete of every key in [{@code from}, {@code to}) (a null bound is open: from the first
+     * key, to past the last); one operation however many keys it covers. Writes before it in the
+     * batch that it covers are deleted, writes after it are not.
+     *
+     * @throws IllegalArgumentException when {@code from} is not below {@code to}, or a key is over the limit
+     */
+    public WriteBatch deleteRange(byte[] from, byte[] to) {
+        WalOp op = rangeDelete(from, to);
+        reserve(op.key().length + (long) op.value().length);
+        ops.add(op);
+        return this;
+    }
+
+    /** The op of a range delete, arguments checked and copied. */
+    static WalOp rangeDelete(byte[] from, byte[] to) {
+        byte[] lower = from == null ? new byte[0] : from.clone();
+        Limits.checkKey(lower);
+        if (to != null) {
+            Limits.checkKey(to);
+            if (java.util.Arrays.compareUnsigned(lower, to) >= 0) {
+                throw new IllegalArgumentException("range delete: from must be below to");
+            }
+        }
+        return WalOp.rangeDelete(lower, to == null ? null : to.clone());
+    }
+
     private void reserve(long kv) {
         long next = bytes + kv + OP_OVERHEAD;
         if (next > MAX_BYTES) {

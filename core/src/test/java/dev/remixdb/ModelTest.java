@@ -75,6 +75,18 @@ class ModelTest {
         } else if (op < 8) {
             db.delete(key);
             model.remove(key);
+        } else if (rnd.nextInt(40) == 0) {
+            // A range delete now and then: the keys between two keys of one prefix group.
+            int n = rnd.nextInt(3000);
+            byte[] from = key(n, rnd);
+            byte[] to = key(n + 7 * (1 + rnd.nextInt(20)), rnd);
+            if (Arrays.compareUnsigned(from, to) > 0) {
+                byte[] t = from;
+                from = to;
+                to = t;
+            }
+            db.deleteRange(from, to);
+            model.subMap(from, true, to, false).clear();
         } else {
             assertArrayEquals(model.get(key), db.get(key), "get, seed " + seed);
         }

@@ -2,6 +2,7 @@ package dev.remixdb.bench;
 
 import dev.remixdb.bench.cli.HelpOption;
 import dev.remixdb.bench.db.CheckpointCommand;
+import dev.remixdb.bench.db.DeleteRangeCommand;
 import dev.remixdb.bench.db.WriteAmpCommand;
 import dev.remixdb.bench.dbbench.DbBenchCommand;
 import dev.remixdb.bench.dbbench.DbChildCommand;
@@ -42,7 +43,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         footer = {"", "'COMMAND --help' (or 'help COMMAND') shows a command's options. See bench/README.md."},
         usageHelpWidth = BenchMain.HELP_WIDTH,
         subcommands = {DbBenchCommand.class, RemixMicroCommand.class, RemixRebuildCommand.class, WriteAmpCommand.class,
-                CheckpointCommand.class,
+                CheckpointCommand.class, DeleteRangeCommand.class,
                 JmhCommand.class, PoliciesCommand.class, ReadersCommand.class, VerifyCommand.class, DbChildCommand.class, HelpCommand.class})
 public final class BenchMain implements Callable<Integer> {
     /** Columns of the generated help; wide enough for the option tables to stay on one line each. */

@@ -12,6 +12,7 @@ import dev.remixdb.engine.VersionSet;
 import dev.remixdb.engine.WritePipeline;
 import dev.remixdb.io.BlockReader;
 import dev.remixdb.memtable.MemtableCursor;
+import dev.remixdb.memtable.RangeTombstone;
 import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.Selectors;
 import dev.remixdb.version.Partition;
@@ -184,10 +185,14 @@ public final class Compactor {
         // A memtable frozen on request goes to tables whole: that is what the caller asked for.
         long budget = imm.allToTables() ? 0 : (long) (config.abortFraction() * config.memtableBytes());
         CompactionPlan[] plans = plan(version, newBytes, newKeys, newTombstones, budget);
+        RangeTombstone[] ranges = imm.memtable().rangeTombstones();
         for (int i = 0; i < count; i++) {
             Partition p = version.partition(i);
-            if ((!p.tables().isEmpty() || newKeys[i] > 0) && overlapsAny(requests, p.lower(), upper(version, i))) {
-                // Everything, tombstones and old versions dropped, cut as a Split cuts.
+            byte[] upper = upper(version, i);
+            boolean forced = overlapsAny(requests, p.lower(), upper) || overlapsAny(ranges, p.lower(), upper);
+            if ((!p.tables().isEmpty() || newKeys[i] > 0) && forced) {
+                // Everything, tombstones, old versions and what range deletes hide dropped, cut as a
+                // Split cuts: after this no version older than the memtable's range deletes is left.
                 plans[i] = new CompactionPlan.Split();
             }
         }
@@ -232,6 +237,15 @@ public final class Compactor {
             boolean belowUpper = upper == null || f.from() == null || Arrays.compareUnsigned(f.from(), upper) < 0;
             boolean aboveLower = f.to() == null || Arrays.compareUnsigned(f.to(), lower) > 0;
             if (belowUpper && aboveLower) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean overlapsAny(RangeTombstone[] ranges, byte[] lower, byte[] upper) {
+        for (RangeTombstone r : ranges) {
+            if (r.overlaps(lower, upper)) {
                 return true;
             }
         }

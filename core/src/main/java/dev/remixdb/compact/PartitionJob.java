@@ -8,6 +8,7 @@ import dev.remixdb.cursor.Source;
 import dev.remixdb.cursor.VersionSource;
 import dev.remixdb.files.FileNames;
 import dev.remixdb.memtable.Memtable;
+import dev.remixdb.memtable.RangeTombstone;
 import dev.remixdb.remix.RebuildStats;
 import dev.remixdb.remix.Remix;
 import dev.remixdb.remix.RemixConfig;
@@ -48,6 +49,8 @@ final class PartitionJob {
             }
         }
     }
+
+    private static final RangeTombstone[] NO_RANGES = {};
 
     private final TableFiles files;
     private final int splitTables;
@@ -139,7 +142,8 @@ final class PartitionJob {
      */
     private Result mergeAll(int perPartition) throws IOException {
         List<Source> sources = List.of(memtable(), new VersionSource(List.of(old), RemixCursor.Mode.NEWEST, true));
-        List<TableHandle> fresh = write(sources, true);
+        // The frozen memtable's range deletes hide what is older in this partition, for good.
+        List<TableHandle> fresh = write(sources, true, imm.rangeTombstones());
         List<Partition> out = new ArrayList<>();
         try {
             if (fresh.isEmpty()) {
@@ -173,8 +177,28 @@ final class PartitionJob {
 
     /** Merges {@code sources} (newest first) into new tables, opened and retained once each. */
     private List<TableHandle> write(List<Source> sources, boolean dropTombstones) throws IOException {
+        return write(sources, dropTombstones, NO_RANGES);
+    }
+
+    /**
+     * {@link #write(List, boolean)}, leaving out the versions {@code ranges} hide: only with
+     * {@code dropTombstones}, the merges that hold everything older (a hidden version must go,
+     * never be written as it was).
+     */
+    private List<TableHandle> write(List<Source> sources, boolean dropTombstones, RangeTombstone[] ranges)
+            throws IOException {
+        if (ranges.length > 0 && !dropTombstones) {
+            throw new IllegalArgumentException("range deletes apply only in merges that drop tombstones");
+        }
         List<TableSink.Output> outputs;
-        try (Merger merger = new Merger(sources);
+        RangeTombstone[][] bySource = null;
+        if (ranges.length > 0) {
+            // The memtable (first) holds them; the tables after it are older than all of them.
+            bySource = new RangeTombstone[sources.size()][];
+            java.util.Arrays.fill(bySource, NO_RANGES);
+            bySource[0] = ranges;
+        }
+        try (Merger merger = new Merger(sources, bySource, Long.MAX_VALUE);
              TableSink sink = new TableSink(files.dir(), files.fileNumbers(), files.tableOptions(),
                      files.tableBytes())) {
             // The memtable source is positioned already; the others start from their beginning.

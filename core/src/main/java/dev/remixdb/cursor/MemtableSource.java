@@ -73,6 +73,11 @@ public final class MemtableSource implements Source {
     }
 
     @Override
+    public long seq() {
+        return cursor.seq();
+    }
+
+    @Override
     public long keyOffset() {
         return cursor.keyOffset();
     }

@@ -1,5 +1,6 @@
 package dev.remixdb.cursor;
 
+import dev.remixdb.memtable.RangeTombstone;
 import dev.remixdb.remix.Keys;
 
 import java.lang.foreign.MemorySegment;
@@ -34,8 +35,28 @@ public final class Merger implements AutoCloseable {
     /** Forwards: {@link #runnerUp}'s key is greater than the winner's, so no other source sits at it. */
     private boolean runnerUpAhead;
 
+    /** The range deletes the merged view honours, indexed; null when there are none (usually). */
+    private final RangeIndex ranges;
+    /** Set by {@link #hiddenByRange()}: the piece of {@link #ranges} hiding the current entry. */
+    private int hidingPiece;
+
     public Merger(List<? extends Source> byPriority) {
+        this(byPriority, null, Long.MAX_VALUE);
+    }
+
+    /**
+     * A merger whose entries hidden by a range delete visible at {@code readSeq} count as
+     * tombstones: a user cursor skips them, a compaction that drops tombstones drops them.
+     *
+     * @param rangesBySource the range deletes each source holds (a memtable's), aligned with
+     *                       {@code byPriority}; null when there are none
+     */
+    public Merger(List<? extends Source> byPriority, RangeTombstone[][] rangesBySource, long readSeq) {
         this.sources = byPriority.toArray(new Source[0]);
+        if (rangesBySource != null && rangesBySource.length != sources.length) {
+            throw new IllegalArgumentException(rangesBySource.length + " range lists for " + sources.length + " sources");
+        }
+        this.ranges = rangesBySource == null ? null : RangeIndex.of(rangesBySource, readSeq);
     }
 
     public void seekToFirst() {
@@ -182,8 +203,93 @@ public final class Merger implements AutoCloseable {
         return current;
     }
 
+    /** Whether the current entry is a delete, or a version a range delete hides. */
     public boolean isTombstone() {
-        return current.isTombstone();
+        return current.isTombstone() || (ranges != null && hiddenByRange());
+    }
+
+    /**
+     * Whether a range delete newer than the current entry covers its key; if so its piece is noted
+     * for {@link #skipHiddenForwards()}.
+     */
+    private boolean hiddenByRange() {
+        Source c = current;
+        int p = ranges.piece(c.keySegment(), c.keyOffset(), c.keyLength());
+        if (ranges.hides(p, c.seq())) {
+            hidingPiece = p;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Moving forwards from an entry a range delete hides: every source older than the one holding
+     * that range delete (older memtables and the tables, whose versions there are all older than it,
+     * so all hidden) jumps past the covered piece with one seek, the others step past the current
+     * key. So a seek into a deleted range costs a few seeks, not a walk over every deleted key.
+     * Returns false, having done nothing, when the current entry is not hidden by a range or the
+     * merger is moving backwards; the caller then steps with {@link #next()}.
+     */
+    public boolean skipHiddenForwards() {
+        if (backwards || ranges == null || current == null || !hiddenByRange()) {
+            return false;
+        }
+        int holder = ranges.holder(hidingPiece);
+        byte[] end = ranges.end(hidingPiece);
+        Source at = current;
+        byte[] key = at.keySegment().asSlice(at.keyOffset(), at.keyLength()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        MemorySegment k = MemorySegment.ofArray(key);
+        for (int i = 0; i < sources.length; i++) {
+            Source s = sources[i];
+            if (!s.isValid()) {
+                continue;
+            }
+            if (i > holder) {
+                // Only a source still inside the piece moves (a seek may cost a block's read).
+                if (end == null) {
+                    s.seekPastEnd();
+                } else if (compare(s, MemorySegment.ofArray(end), 0, end.length) < 0) {
+                    s.seek(MemorySegment.ofArray(end), 0, end.length);
+                }
+            } else if (compare(s, k, 0, key.length) == 0) {
+                s.next();
+            }
+        }
+        pickSmallest();
+        return true;
+    }
+
+    /** {@link #skipHiddenForwards()} moving backwards: older sources jump before the covered piece. */
+    public boolean skipHiddenBackwards() {
+        if (!backwards || ranges == null || current == null || !hiddenByRange()) {
+            return false;
+        }
+        int holder = ranges.holder(hidingPiece);
+        byte[] start = ranges.start(hidingPiece);
+        MemorySegment from = MemorySegment.ofArray(start);
+        Source at = current;
+        byte[] key = at.keySegment().asSlice(at.keyOffset(), at.keyLength()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        MemorySegment k = MemorySegment.ofArray(key);
+        for (int i = 0; i < sources.length; i++) {
+            Source s = sources[i];
+            if (!s.isValid()) {
+                continue;
+            }
+            if (i > holder) {
+                if (compare(s, from, 0, start.length) < 0) {
+                    continue;  // already before the piece
+                }
+                s.seekForPrev(from, 0, start.length);
+                // The piece's first key is covered too: go before it.
+                if (s.isValid() && compare(s, from, 0, start.length) == 0) {
+                    s.prev();
+                }
+            } else if (compare(s, k, 0, key.length) == 0) {
+                s.prev();
+            }
+        }
+        pickLargest();
+        return true;
     }
 
     @Override

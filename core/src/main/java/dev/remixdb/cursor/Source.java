@@ -31,6 +31,22 @@ public interface Source extends AutoCloseable {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " only moves forwards");
     }
 
+    /** Makes the source invalid, as past its last key (moving forwards). */
+    default void seekPastEnd() {
+        seekToLast();
+        if (isValid()) {
+            next();
+        }
+    }
+
+    /** Makes the source invalid, as before its first key (moving backwards). */
+    default void seekBeforeStart() {
+        seekToFirst();
+        if (isValid()) {
+            prev();
+        }
+    }
+
     /** Moves to the previous key; the source becomes invalid before the first one. */
     default void prev() {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " only moves forwards");
@@ -43,6 +59,14 @@ public interface Source extends AutoCloseable {
     int keyLength();
 
     boolean isTombstone();
+
+    /**
+     * The sequence number of the current entry, or -1 where entries carry none (tables: their
+     * versions are older than everything a memtable still holds).
+     */
+    default long seq() {
+        return -1;
+    }
 
     MemorySegment valueSegment();
 

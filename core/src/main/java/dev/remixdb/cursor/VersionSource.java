@@ -63,7 +63,7 @@ public final class VersionSource implements Source {
     @Override
     public void seek(MemorySegment key, long offset, int length) {
         stepped = false;
-        open(Partition.find(partitions, key, offset, length));
+        reopen(Partition.find(partitions, key, offset, length));
         if (cursor != null) {
             cursor.seek(key, offset, length);
         }
@@ -81,7 +81,7 @@ public final class VersionSource implements Source {
 
     @Override
     public void seekForPrev(MemorySegment key, long offset, int length) {
-        open(Partition.find(partitions, key, offset, length));
+        reopen(Partition.find(partitions, key, offset, length));
         if (cursor != null) {
             cursor.seekForPrev(key, offset, length);
         }
@@ -102,6 +102,25 @@ public final class VersionSource implements Source {
                 cursor.seekToLast();
             }
         }
+    }
+
+    /** Positions on partition {@code i}: the open cursor when it is that partition's (a seek reuses it), else a new one. */
+    private void reopen(int i) {
+        if (cursor == null || i != index) {
+            open(i);
+        }
+    }
+
+    @Override
+    public void seekPastEnd() {
+        closeCursor();
+        index = partitions.size();
+    }
+
+    @Override
+    public void seekBeforeStart() {
+        closeCursor();
+        index = 0;
     }
 
     /** Opens a cursor on partition {@code i} (none when it has no tables). */

@@ -1,11 +1,13 @@
 package dev.remixdb.engine;
 
 import dev.remixdb.memtable.Memtable;
+import dev.remixdb.memtable.RangeTombstone;
 import dev.remixdb.remix.RemixCursor;
 import dev.remixdb.version.Partition;
 import dev.remixdb.version.RefCounted;
 import dev.remixdb.version.Version;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
@@ -105,8 +107,12 @@ public final class ReadState extends RefCounted {
             Memtable t = (i < 0 ? mem : frozen[i]).memtable();
             long node = t.find(key, seq);
             if (node >= 0) {
-                return t.isTombstone(node) ? null : t.value(node);
+                return t.isTombstone(node) || hidden(key, t.seq(node), seq) ? null : t.value(node);
             }
+        }
+        // Versions in tables are older than every range delete a memtable still holds.
+        if (hidden(key, -1, seq)) {
+            return null;
         }
         Partition p = version.partition(version.find(key));
         if (p.remix() == null) {
@@ -118,6 +124,38 @@ public final class ReadState extends RefCounted {
             }
             return c.get(key) ? c.valueBytes() : null;
         }
+    }
+
+    /**
+     * Whether a range delete of one of these memtables, visible at {@code readSeq}, hides version
+     * {@code versionSeq} of {@code key} (-1 for a version in a table: older than them all).
+     */
+    private boolean hidden(byte[] key, long versionSeq, long readSeq) {
+        for (int i = -1; i < frozen.length; i++) {
+            RangeTombstone[] ranges = (i < 0 ? mem : frozen[i]).memtable().rangeTombstones();
+            if (ranges.length > 0 && RangeTombstone.hides(ranges, MemorySegment.ofArray(key), 0, key.length,
+                    versionSeq, readSeq)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The range deletes of this state's memtables (newest memtable first), in one array; empty
+     * when there are none, which is the usual case.
+     */
+    public RangeTombstone[] rangeTombstones() {
+        RangeTombstone[] out = mem.memtable().rangeTombstones();
+        for (MemtableRef f : frozen) {
+            RangeTombstone[] more = f.memtable().rangeTombstones();
+            if (more.length > 0) {
+                RangeTombstone[] both = java.util.Arrays.copyOf(out, out.length + more.length);
+                System.arraycopy(more, 0, both, out.length, more.length);
+                out = both;
+            }
+        }
+        return out;
     }
 
     @Override

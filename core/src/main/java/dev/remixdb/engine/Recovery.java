@@ -16,10 +16,12 @@ import dev.remixdb.version.Partition;
 import dev.remixdb.version.TableHandle;
 import dev.remixdb.version.Version;
 import dev.remixdb.wal.ReplayResult;
+import dev.remixdb.wal.WalOp;
 import dev.remixdb.wal.WalReader;
 import dev.remixdb.wal.WalWriter;
 
 import java.io.IOException;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -113,18 +115,23 @@ public final class Recovery {
             int index = i;
             boolean[] firstOp = {true};
             ReplayResult r = WalReader.replay(FileNames.wal(dir, number), number, i == wals.size() - 1,
-                    (seq, delete, key, koff, klen, value, voff, vlen) -> {
+                    (seq, type, key, koff, klen, value, voff, vlen) -> {
                         String gap = seqs.next(seq);
                         if (gap != null) {
                             throw seqGap(dir, wals, index, firstOp[0], gap);
                         }
                         firstOp[0] = false;
+                        if (type == WalOp.Type.RANGE_DELETE) {
+                            memtable.deleteRange(seq, key.asSlice(koff, klen).toArray(ValueLayout.JAVA_BYTE),
+                                    vlen == 0 ? null : value.asSlice(voff, vlen).toArray(ValueLayout.JAVA_BYTE));
+                            return;
+                        }
                         long node = memtable.find(key, koff, klen, seq);
                         if (node >= 0 && memtable.seq(node) == seq) {
                             // A version an abort re-logged: already there from an older WAL.
                             return;
                         }
-                        memtable.add(seq, key, koff, klen, value, voff, vlen, delete);
+                        memtable.add(seq, key, koff, klen, value, voff, vlen, type == WalOp.Type.DELETE);
                     });
             lastSeq = Math.max(lastSeq, r.maxSeq());
         }

@@ -391,10 +391,10 @@ public final class WritePipeline {
     /** Adds {@code ops} to {@code mem} with seqs {@code seq, seq + 1, ...}. */
     private void insert(Memtable mem, long seq, List<WalOp> ops, boolean userWrites) {
         for (WalOp op : ops) {
-            if (op.delete()) {
-                mem.delete(seq, op.key());
-            } else {
-                mem.add(seq, op.key(), op.value());
+            switch (op.type()) {
+                case PUT -> mem.add(seq, op.key(), op.value());
+                case DELETE -> mem.delete(seq, op.key());
+                case RANGE_DELETE -> mem.deleteRange(seq, op.key(), op.rangeEnd());
             }
             if (userWrites) {
                 counters.userBytes.add(op.key().length + (op.value() == null ? 0 : op.value().length));
@@ -512,8 +512,12 @@ public final class WritePipeline {
             ReadState s = versions.current();
             Memtable active = s.mem().memtable();
             long used = active.dataBytes();
-            // A write larger than a whole memtable goes alone into an empty one.
-            if (force ? active.entryCount() == 0 && !evenIfEmpty : used == 0 || used + incoming <= config.memtableBytes()) {
+            // A write larger than a whole memtable goes alone into an empty one. A memtable holding
+            // many range deletes counts as full: every read checks them, until its compaction
+            // applies them to the tables and they are gone.
+            boolean manyRanges = active.rangeTombstones().length >= MAX_RANGE_DELETES;
+            if (force ? active.isEmpty() && !evenIfEmpty
+                    : !manyRanges && (used == 0 || used + incoming <= config.memtableBytes())) {
                 if (!force) {
                     pace(used, incoming);
                 }
@@ -540,6 +544,9 @@ public final class WritePipeline {
             return frozen;
         }
     }
+
+    /** Range deletes a memtable takes before it is frozen (reads check each one in turn). */
+    static final int MAX_RANGE_DELETES = 64;
 
     /** The longest a single write group is slowed by {@link #pace}. */
     private static final long MAX_PACE_NANOS = 10_000_000;
@@ -652,7 +659,8 @@ public final class WritePipeline {
      * Puts the newest versions of aborted partitions' keys back into the active memtable, each with
      * its own sequence number, logged in the active WAL and synced (the WAL they came from is deleted
      * once the compaction installs). A version whose key a frozen memtable newer than
-     * {@code compacted} (the one they come from) holds is dropped instead: that memtable has a newer
+     * {@code compacted} (the one they come from) holds, or one of its range deletes covers, is
+     * dropped instead: that memtable has a newer
      * version, which a reader, asking memtables newest first, must meet before this one, and which
      * replaces it in every state from now on (a snapshot that needs the old version pins the state
      * that holds it). A version put back shares the active memtable's and its WAL's lifetime, so a
@@ -680,7 +688,7 @@ public final class WritePipeline {
         try {
             List<Numbered> records = new ArrayList<>(entries.size());
             for (Kept e : entries) {
-                if (!heldByAny(newer, e.op().key())) {
+                if (!heldByAny(newer, e.op().key()) && !hiddenByAny(newer, e.op().key())) {
                     records.add(new Numbered(e.seq(), List.of(e.op())));
                 }
             }
@@ -690,6 +698,22 @@ public final class WritePipeline {
         } finally {
             insertLock.unlock();
         }
+    }
+
+    /**
+     * Whether a range delete of one of {@code memtables} (all newer than any kept version) covers
+     * {@code key}: put back, the version would outlive it, since that memtable's compaction drops
+     * what the range hides only from tables and from itself.
+     */
+    private static boolean hiddenByAny(List<MemtableRef> memtables, byte[] key) {
+        for (MemtableRef m : memtables) {
+            for (dev.remixdb.memtable.RangeTombstone r : m.memtable().rangeTombstones()) {
+                if (r.covers(key)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean heldByAny(List<MemtableRef> memtables, byte[] key) {

@@ -56,6 +56,9 @@ public final class Memtable implements AutoCloseable {
     private final AtomicBoolean adding = new AtomicBoolean();
     private volatile long entryCount;
     private volatile long dataBytes;
+    /** Range deletes, oldest first; replaced whole on each one (they are few). */
+    private volatile RangeTombstone[] ranges = NO_RANGES;
+    private static final RangeTombstone[] NO_RANGES = {};
     private volatile long maxSeq = -1;
 
     /** A memtable with 2 MiB chunks. */
@@ -261,6 +264,34 @@ public final class Memtable implements AutoCloseable {
     /** A read-only view of the node's value, valid while the memtable is open. */
     public MemorySegment valueSegment(long node) {
         return segment(node).asSlice(valueOffset(node), valueLength(node));
+    }
+
+    /**
+     * Adds a range delete of [{@code from}, {@code to}) ({@code to} null: to the end) at {@code seq}.
+     * The arrays are kept, not copied. Single writer, like {@link #add}.
+     */
+    public synchronized void deleteRange(long seq, byte[] from, byte[] to) {
+        checkOpen();
+        if (seq < 0) {
+            throw new IllegalArgumentException("seq must not be negative: " + seq);
+        }
+        RangeTombstone[] next = java.util.Arrays.copyOf(ranges, ranges.length + 1);
+        next[ranges.length] = new RangeTombstone(from, to, seq);
+        dataBytes = dataBytes + from.length + (to == null ? 0 : to.length);
+        if (seq > maxSeq) {
+            maxSeq = seq;
+        }
+        ranges = next;
+    }
+
+    /** The range deletes added so far, oldest first (do not change the array). */
+    public RangeTombstone[] rangeTombstones() {
+        return ranges;
+    }
+
+    /** Whether nothing was added: no entry and no range delete. */
+    public boolean isEmpty() {
+        return entryCount == 0 && ranges.length == 0;
     }
 
     /** Number of entries (versions and tombstones) added. */

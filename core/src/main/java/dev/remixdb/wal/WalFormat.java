@@ -23,6 +23,7 @@ final class WalFormat {
     static final int MAX_PAYLOAD = 1 << 30;
     static final byte PUT = 1;
     static final byte DELETE = 2;
+    static final byte RANGE_DELETE = 3;
     /** Varints of key and value lengths take at most five bytes (lengths below 2^31). */
     static final int MAX_VARINT = 5;
 

@@ -8,6 +8,7 @@ import static dev.remixdb.wal.WalFormat.MAX_PAYLOAD;
 import static dev.remixdb.wal.WalFormat.MAX_VARINT;
 import static dev.remixdb.wal.WalFormat.PAYLOAD_PREFIX;
 import static dev.remixdb.wal.WalFormat.PUT;
+import static dev.remixdb.wal.WalFormat.RANGE_DELETE;
 import static dev.remixdb.wal.WalFormat.RECORD_HEADER_SIZE;
 
 import dev.remixdb.remix.CorruptionException;
@@ -54,10 +55,15 @@ public final class WalReader {
      */
     @FunctionalInterface
     public interface Visitor {
-        /** One op; for a delete the value length is 0. */
-        void op(long seq, boolean delete, MemorySegment key, long keyOff, int keyLen,
+        /**
+         * One op; for a delete the value length is 0; for a range delete the key is the first key
+         * deleted and the value the end (exclusive; empty: to the end of the key space).
+         */
+        void op(long seq, WalOp.Type type, MemorySegment key, long keyOff, int keyLen,
                 MemorySegment value, long valueOff, int valueLen);
     }
+
+    private static final WalOp.Type[] TYPES = WalOp.Type.values();
 
     private final Path path;
     private final WalInput in;
@@ -247,13 +253,14 @@ public final class WalReader {
             byte type = s.get(ValueLayout.JAVA_BYTE, at++);
             int keyLen = varint(s, end, filePos - o);
             int valueLen = varint(s, end, filePos - o);
-            if ((type != PUT && type != DELETE) || keyLen > Limits.MAX_KEY_BYTES || valueLen > Limits.MAX_VALUE_BYTES
-                    || (type == DELETE && valueLen != 0) || at + keyLen + valueLen > end) {
+            if (type < PUT || type > RANGE_DELETE || keyLen > Limits.MAX_KEY_BYTES || valueLen > Limits.MAX_VALUE_BYTES
+                    || (type == DELETE && valueLen != 0) || (type == RANGE_DELETE && valueLen > Limits.MAX_KEY_BYTES)
+                    || at + keyLen + valueLen > end) {
                 throw new CorruptionException(path, filePos + (opAt - o), "bad op " + i + ": type " + type
                         + ", key length " + keyLen + ", value length " + valueLen);
             }
             if (visit) {
-                visitor.op(firstSeq + i, type == DELETE, s, at, keyLen, s, at + keyLen, valueLen);
+                visitor.op(firstSeq + i, TYPES[type - 1], s, at, keyLen, s, at + keyLen, valueLen);
             }
             at += keyLen + valueLen;
         }

@@ -1,12 +1,10 @@
 package dev.remixdb.wal;
 
-import static dev.remixdb.wal.WalFormat.DELETE;
 import static dev.remixdb.wal.WalFormat.FILE_HEADER_SIZE;
 import static dev.remixdb.wal.WalFormat.INT;
 import static dev.remixdb.wal.WalFormat.LONG;
 import static dev.remixdb.wal.WalFormat.MAX_PAYLOAD;
 import static dev.remixdb.wal.WalFormat.PAYLOAD_PREFIX;
-import static dev.remixdb.wal.WalFormat.PUT;
 import static dev.remixdb.wal.WalFormat.RECORD_HEADER_SIZE;
 
 import dev.remixdb.util.Checksums;
@@ -49,7 +47,8 @@ import java.util.Objects;
  *   0      8    u64 first seq; the ops get first seq, first seq + 1, ... in order
  *   8      4    u32 op count, at least 1
  *   12     ...  ops, back to back:
- *                 u8      type: 1 = put, 2 = delete
+ *                 u8      type: 1 = put, 2 = delete, 3 = range delete (every key from the key,
+ *                         inclusive, to the value, exclusive; an empty value: to the end of the keys)
  *                 varint  key length (unsigned LEB128, at most 5 bytes)
  *                 varint  value length (0 for a delete)
  *                 bytes   key
@@ -213,7 +212,7 @@ public final class WalWriter implements AutoCloseable {
     private void encode(WalOp op) {
         long at = buffer.reserve(opBytes(op));
         MemorySegment b = buffer.segment();
-        b.set(ValueLayout.JAVA_BYTE, at++, op.delete() ? DELETE : PUT);
+        b.set(ValueLayout.JAVA_BYTE, at++, (byte) (op.type().ordinal() + 1));
         at = Varints.put(b, at, op.key().length);
         at = Varints.put(b, at, op.value().length);
         MemorySegment.copy(op.key(), 0, b, ValueLayout.JAVA_BYTE, at, op.key().length);

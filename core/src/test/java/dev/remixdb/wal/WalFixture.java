@@ -69,7 +69,7 @@ final class WalFixture {
     /** Replays into {@code into}, copying keys and values. */
     static ReplayResult replay(Path path, long fileNumber, boolean tolerate, List<Replayed> into) throws IOException {
         return WalReader.replay(path, fileNumber, tolerate, (seq, delete, key, keyOff, keyLen, value, valueOff, valueLen) ->
-                into.add(new Replayed(seq, delete,
+                into.add(new Replayed(seq, delete == WalOp.Type.DELETE,
                         key.asSlice(keyOff, keyLen).toArray(ValueLayout.JAVA_BYTE),
                         value.asSlice(valueOff, valueLen).toArray(ValueLayout.JAVA_BYTE))));
     }

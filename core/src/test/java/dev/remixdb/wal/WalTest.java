@@ -309,7 +309,7 @@ class WalTest {
             assertEquals(24, w.bytesWritten());
             assertEquals(24, Files.size(path));
         }
-        assertThrows(IllegalArgumentException.class, () -> new WalOp(true, new byte[1], new byte[1]));
+        assertThrows(IllegalArgumentException.class, () -> new WalOp(WalOp.Type.DELETE, new byte[1], new byte[1]));
         assertThrows(IllegalArgumentException.class, () -> WalOp.put(new byte[Limits.MAX_KEY_BYTES + 1], new byte[0]));
         assertThrows(NullPointerException.class, () -> WalOp.put(new byte[1], null));
         assertEquals(0, WalOp.delete(new byte[1]).value().length);
