@@ -1,6 +1,7 @@
 package dev.remixdb;
 
 import dev.remixdb.files.FileNames;
+import dev.remixdb.files.StoreDirectory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,7 +18,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -109,9 +109,9 @@ public final class Backups {
             // A torn backup's number is taken again: its leftovers were just removed.
             long id = existing.isEmpty() ? 1 : existing.lastKey() + 1;
             Path staging = backupDir.resolve(".staging-" + id);
-            deleteTree(staging);
+            StoreDirectory.deleteTree(staging);
             Path privateDir = backupDir.resolve(PRIVATE).resolve(Long.toString(id));
-            deleteTree(privateDir);
+            StoreDirectory.deleteTree(privateDir);
             try {
                 CheckpointReport cp = db.checkpoint(staging);
                 Stored stored = store(backupDir, id, staging, privateDir, cp.lastSequence());
@@ -125,7 +125,7 @@ public final class Backups {
                 removeUnlisted(backupDir, existing);
                 return new BackupInfo(id, d.created(), d.files().size(), d.bytes(), added, d.lastSequence());
             } finally {
-                deleteTree(staging);
+                StoreDirectory.deleteTree(staging);
             }
         }
     }
@@ -223,7 +223,7 @@ public final class Backups {
         }
         Path parent = Files.createDirectories(to.getParent());
         Path partial = parent.resolve("." + to.getFileName() + ".restore-partial");
-        deleteTree(partial);
+        StoreDirectory.deleteTree(partial);
         Files.createDirectory(partial);
         boolean done = false;
         try {
@@ -249,7 +249,7 @@ public final class Backups {
             done = true;
         } finally {
             if (!done) {
-                deleteTree(partial);
+                StoreDirectory.deleteTree(partial);
             }
         }
     }
@@ -372,7 +372,7 @@ public final class Backups {
     private static void remove(Path backupDir, long id) throws IOException {
         Files.deleteIfExists(backupDir.resolve(META).resolve(Long.toString(id)));
         force(backupDir.resolve(META));
-        deleteTree(backupDir.resolve(PRIVATE).resolve(Long.toString(id)));
+        StoreDirectory.deleteTree(backupDir.resolve(PRIVATE).resolve(Long.toString(id)));
     }
 
     /**
@@ -399,7 +399,7 @@ public final class Backups {
                 boolean listed = name.chars().allMatch(Character::isDigit) && !name.isEmpty()
                         && live.containsKey(Long.parseLong(name));
                 if (!listed) {
-                    deleteTree(d);
+                    StoreDirectory.deleteTree(d);
                 }
             }
         }
@@ -416,7 +416,7 @@ public final class Backups {
         try (Stream<Path> s = Files.list(backupDir)) {
             for (Path p : s.toList()) {
                 if (p.getFileName().toString().startsWith(".staging-")) {
-                    deleteTree(p);
+                    StoreDirectory.deleteTree(p);
                 }
             }
         }
@@ -440,19 +440,6 @@ public final class Backups {
     private static void force(Path p) throws IOException {
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
             ch.force(true);
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        List<Path> all;
-        try (Stream<Path> s = Files.walk(dir)) {
-            all = s.sorted(Comparator.reverseOrder()).toList();
-        }
-        for (Path p : all) {
-            Files.deleteIfExists(p);
         }
     }
 

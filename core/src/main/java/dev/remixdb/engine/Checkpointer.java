@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -95,7 +94,7 @@ public final class Checkpointer {
             throw new IllegalArgumentException("checkpoint directory " + to + " is inside the store directory " + store);
         }
         Path partial = parent.resolve("." + to.getFileName() + ".checkpoint-partial");
-        deleteTree(partial);
+        StoreDirectory.deleteTree(partial);
         Files.createDirectory(partial);
         return new Checkpointer(dir, allowLinks).build(versions, writes, partial, to);
     }
@@ -152,7 +151,7 @@ public final class Checkpointer {
                 versions.releaseWals();
             } finally {
                 if (!done) {
-                    deleteTree(partial);
+                    StoreDirectory.deleteTree(partial);
                 }
             }
         }
@@ -212,16 +211,4 @@ public final class Checkpointer {
         StoreDirectory.sync(dir);
     }
 
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        List<Path> all;
-        try (Stream<Path> s = Files.walk(dir)) {
-            all = s.sorted(Comparator.reverseOrder()).toList();
-        }
-        for (Path p : all) {
-            Files.deleteIfExists(p);
-        }
-    }
 }

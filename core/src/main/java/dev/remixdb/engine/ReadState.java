@@ -141,23 +141,6 @@ public final class ReadState extends RefCounted {
         return false;
     }
 
-    /**
-     * The range deletes of this state's memtables (newest memtable first), in one array; empty
-     * when there are none, which is the usual case.
-     */
-    public RangeTombstone[] rangeTombstones() {
-        RangeTombstone[] out = mem.memtable().rangeTombstones();
-        for (MemtableRef f : frozen) {
-            RangeTombstone[] more = f.memtable().rangeTombstones();
-            if (more.length > 0) {
-                RangeTombstone[] both = java.util.Arrays.copyOf(out, out.length + more.length);
-                System.arraycopy(more, 0, both, out.length, more.length);
-                out = both;
-            }
-        }
-        return out;
-    }
-
     @Override
     protected void free() {
         try {

@@ -167,6 +167,20 @@ public final class StoreDirectory implements AutoCloseable {
         }
     }
 
+    /** Deletes {@code dir} and everything under it, if it is there (symbolic links are not followed). */
+    public static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        List<Path> all;
+        try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+            all = s.sorted(java.util.Comparator.reverseOrder()).toList();
+        }
+        for (Path p : all) {
+            Files.deleteIfExists(p);
+        }
+    }
+
     /** Deletes {@code file} if it is there. */
     public static void deleteIfExists(Path file) throws IOException {
         try {
