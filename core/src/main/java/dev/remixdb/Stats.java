@@ -17,7 +17,8 @@ import java.util.Locale;
  * @param tableBytesWritten bytes of table and REMIX files written by compaction since open (minor,
  *                          major and split alike: every memtable reaches disk by a compaction here)
  * @param manifestBytesWritten bytes of the MANIFESTs written since open (one per installed version)
- * @param compactions       partition compactions since open, by kind: minor, major, split, abort
+ * @param compactions       partition compactions since open, by kind: minor, major, split, abort,
+ *                          idle (see {@link Compactions})
  * @param offHeapBytes      native memory in use: memtables, block cache, REMIX metadata, table metadata
  * @param blockCacheBytes   native memory held by the block cache
  * @param stallNanos        time writers stood still since open, waiting for compaction to make room
@@ -45,8 +46,19 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                     int openSnapshots, long leakedSnapshots, int openCursors, String ioEngine,
                     long readAheadBlocks, long scanSkipped, long scanReturned) {
 
-    /** Partition compactions since open, by kind. */
-    public record Compactions(long minor, long major, long split, long abort) {}
+    /**
+     * Partition compactions since open, by kind.
+     *
+     * @param minor         new data written as new tables of a partition
+     * @param major         new data merged with a partition's newest tables
+     * @param split         partitions merged whole and cut into new partitions
+     * @param abort         new data kept in memory for a later round
+     * @param idle          partitions merged whole with no new data, on the policy's request while
+     *                      nothing waited for compaction (RangeReduce's merges of scanned debt)
+     * @param optionalBytes bytes of the tables that optional work rewrote: idle merges and merges a
+     *                      policy widened beyond its required plan (bounded by its budget)
+     */
+    public record Compactions(long minor, long major, long split, long abort, long idle, long optionalBytes) {}
 
     /**
      * Bytes written to disk per user byte: (WAL + tables + REMIX files + manifests) / user bytes;

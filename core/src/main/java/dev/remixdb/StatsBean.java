@@ -136,6 +136,16 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
+    public long getIdleMerges() {
+        return stats().compactions().idle();
+    }
+
+    @Override
+    public long getOptionalBytesWritten() {
+        return stats().compactions().optionalBytes();
+    }
+
+    @Override
     public long getOffHeapBytes() {
         return stats().offHeapBytes();
     }

@@ -36,6 +36,12 @@ public interface StatsMXBean {
 
     long getAbortedCompactions();
 
+    /** {@link Stats.Compactions#idle()}. */
+    long getIdleMerges();
+
+    /** {@link Stats.Compactions#optionalBytes()}. */
+    long getOptionalBytesWritten();
+
     long getOffHeapBytes();
 
     long getBlockCacheBytes();

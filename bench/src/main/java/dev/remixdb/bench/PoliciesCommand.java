@@ -86,6 +86,9 @@ public final class PoliciesCommand implements Callable<Integer> {
     @Mixin
     HelpOption help;
 
+    /** Width of the policy column: the longest name given, at least 21. */
+    private int nameWidth = 21;
+
     @Override
     public Integer call() throws Exception {
         long operations = Check.range("--ops", ops != null ? ops : quick ? 2_000_000 : 20_000_000, 1, 1_000_000_000);
@@ -94,6 +97,7 @@ public final class PoliciesCommand implements Callable<Integer> {
         Map<String, CompactionPolicy> byName = new LinkedHashMap<>();
         for (String n : names) {
             byName.put(n, policy(n));
+            nameWidth = Math.max(nameWidth, n.length());
         }
         List<Long> sweep = scale != null ? scale
                 : quick ? List.of(1_000_000L, 10_000_000L, 100_000_000L)
@@ -110,17 +114,17 @@ public final class PoliciesCommand implements Callable<Integer> {
         for (String workload : Check.words(workloads)) {
             Workload w = workload(workload, operations, distinct);
             System.out.printf(Locale.ROOT, "%n%s%n", describe(workload, w));
-            System.out.printf(Locale.ROOT, "%-21s %6s %8s %7s %7s %5s %6s %7s %12s %12s  %s%n", "policy", "WA", "WA+REMIX",
-                    "tables", "sorted", "max", "parts", "space", "debt (end)", "debt (avg)", "abort/minor/major/split");
+            System.out.printf(Locale.ROOT, "%-" + nameWidth + "s %6s %8s %7s %7s %5s %6s %7s %12s %12s  %s%n", "policy", "WA", "WA+REMIX",
+                    "tables", "sorted", "max", "parts", "space", "debt (end)", "debt (avg)", "abort/minor/major/split/idle");
             Map<String, Report> row = new LinkedHashMap<>();
             for (Map.Entry<String, CompactionPolicy> e : byName.entrySet()) {
                 Report r = PolicySimulator.run(e.getValue(), w);
                 row.put(e.getKey(), r);
                 Sample end = r.last();
-                System.out.printf(Locale.ROOT, "%-21s %6.2f %8.2f %7.2f %7.2f %5d %6d %7.3f %,12d %,12.0f  %d/%d/%d/%d%n",
+                System.out.printf(Locale.ROOT, "%-" + nameWidth + "s %6.2f %8.2f %7.2f %7.2f %5d %6d %7.3f %,12d %,12.0f  %d/%d/%d/%d/%d%n",
                         e.getKey(), r.writeAmplification(), r.writeAmplificationWithRemix(), r.avgRuns(),
                         r.avgSortedRuns(), r.maxRuns(), r.partitions(), end.spaceAmplification(), end.debtEntries(),
-                        r.avgDebtEntries(), r.aborts(), r.minors(), r.majors(), r.splits());
+                        r.avgDebtEntries(), r.aborts(), r.minors(), r.majors(), r.splits(), r.idleMerges());
             }
             results.put(workload, row);
         }
@@ -128,7 +132,9 @@ public final class PoliciesCommand implements Callable<Integer> {
 
                 tables: tables (REMIX runs) per partition, averaged over flushes; sorted: of those, the ones that
                 overlap (a seek or scan merges these; one merge's output tables do not overlap); max: most tables
-                in a partition; space: table bytes per live byte at the end; debt: stale versions + tombstones.""");
+                in a partition; space: table bytes per live byte at the end; debt: stale versions + tombstones;
+                idle: partitions merged with no new data at a flush (RangeReduce); RangeReduce's extra merges
+                stay within its budget of optional bytes (10% of the other table bytes by default).""");
 
         Map<String, List<double[]>> scaled = scaleSweep(byName, sweep);
         levelCurve();
@@ -182,7 +188,7 @@ public final class PoliciesCommand implements Callable<Integer> {
      */
     private Map<String, List<double[]>> scaleSweep(Map<String, CompactionPolicy> policies, List<Long> sweep) {
         System.out.printf(Locale.ROOT, "%nScale: a random load of N keys of %d B (entries scaled above 2M keys)%n", ENTRY);
-        System.out.printf(Locale.ROOT, "%-21s %14s %7s %7s %6s %6s%n", "policy", "keys", "tables", "sorted", "parts", "WA");
+        System.out.printf(Locale.ROOT, "%-" + nameWidth + "s %14s %7s %7s %6s %6s%n", "policy", "keys", "tables", "sorted", "parts", "WA");
         Map<String, List<double[]>> out = new LinkedHashMap<>();
         for (Map.Entry<String, CompactionPolicy> e : policies.entrySet()) {
             if (e.getValue() instanceof RangeReducePolicy) {
@@ -197,7 +203,7 @@ public final class PoliciesCommand implements Callable<Integer> {
                 Report r = PolicySimulator.run(e.getValue(), w);
                 Sample end = r.last();
                 points.add(new double[] {n, end.avgRuns(), end.avgSortedRuns(), end.partitions(), r.writeAmplification()});
-                System.out.printf(Locale.ROOT, "%-21s %,14d %7.2f %7.2f %6d %6.2f%n", e.getKey(), n, end.avgRuns(),
+                System.out.printf(Locale.ROOT, "%-" + nameWidth + "s %,14d %7.2f %7.2f %6d %6.2f%n", e.getKey(), n, end.avgRuns(),
                         end.avgSortedRuns(), end.partitions(), r.writeAmplification());
             }
             out.put(e.getKey(), points);

@@ -14,20 +14,56 @@ public final class CompactionPolicies {
      * The built-in policy of that name, with its default settings: {@code remixdb}
      * ({@link RemixDbPolicy}), {@code garnering} ({@link GarneringPolicy}), {@code rangereduce}
      * ({@link RangeReducePolicy} over RemixDB's) or {@code garnering+rangereduce}. Case and
-     * surrounding blanks are ignored.
+     * surrounding blanks are ignored. The RangeReduce names take settings after a colon,
+     * {@code rangereduce:budget=0.3,rho=0.2}: {@code budget} ({@link RangeReducePolicy.Builder#budget},
+     * a share or {@code unlimited}) and {@code rho} ({@link RangeReducePolicy.Builder#rho}).
      *
      * @param name the policy's name
      * @return the policy
-     * @throws IllegalArgumentException naming the choices if no policy has that name
+     * @throws IllegalArgumentException naming the choices if no policy has that name, or naming the
+     *                                  setting that is unknown or out of range
      */
     public static CompactionPolicy named(String name) {
         String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
-        return switch (n) {
-            case "remixdb" -> RemixDbPolicy.defaults();
-            case "garnering" -> GarneringPolicy.defaults();
-            case "rangereduce", "remixdb+rangereduce" -> RangeReducePolicy.over(RemixDbPolicy.defaults());
-            case "garnering+rangereduce" -> RangeReducePolicy.over(GarneringPolicy.defaults());
+        int colon = n.indexOf(':');
+        String settings = colon < 0 ? null : n.substring(colon + 1);
+        n = colon < 0 ? n : n.substring(0, colon).trim();
+        CompactionPolicy base = switch (n) {
+            case "remixdb", "rangereduce", "remixdb+rangereduce" -> RemixDbPolicy.defaults();
+            case "garnering", "garnering+rangereduce" -> GarneringPolicy.defaults();
             default -> throw new IllegalArgumentException("no compaction policy named '" + name + "'; one of " + NAMES);
         };
+        if (!n.endsWith("rangereduce")) {
+            if (settings != null) {
+                throw new IllegalArgumentException("policy '" + n + "' takes no settings: " + name);
+            }
+            return base;
+        }
+        RangeReducePolicy.Builder b = RangeReducePolicy.builder(base);
+        if (settings != null) {
+            for (String pair : settings.split(",")) {
+                String[] kv = pair.split("=", 2);
+                String key = kv[0].trim();
+                if (kv.length != 2) {
+                    throw new IllegalArgumentException("setting '" + pair.trim() + "' of '" + name + "' needs a value");
+                }
+                String value = kv[1].trim();
+                switch (key) {
+                    case "budget" -> b.budget(value.equals("unlimited") ? Double.POSITIVE_INFINITY : number(value, name));
+                    case "rho" -> b.rho(number(value, name));
+                    default -> throw new IllegalArgumentException("unknown setting '" + key + "' in '" + name
+                            + "'; RangeReduce takes budget and rho");
+                }
+            }
+        }
+        return b.build();
+    }
+
+    private static double number(String value, String name) {
+        try {
+            return Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + value + "' in '" + name + "' is not a number", e);
+        }
     }
 }

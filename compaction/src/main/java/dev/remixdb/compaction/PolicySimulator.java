@@ -200,11 +200,16 @@ public final class PolicySimulator {
      * @param minors            Minor plans carried out
      * @param majors            Major plans carried out
      * @param splits            Split plans carried out
+ * @param idleMerges        partitions merged with no new data at a flush, on the policy's request
+ *                          ({@link CompactionPolicy#mergeIdle})
+ * @param optionalBytes     bytes of tables that optional work rewrote, within the policy's
+ *                          {@link CompactionPolicy#optionalWriteBudget()} as the engine keeps it
      * @param samples           the state at about {@link #SAMPLES} points of the run, the end included
      */
     public record Report(long userBytes, long tableBytesWritten, long remixBytesWritten, long flushes,
                          int partitions, double avgRuns, double avgSortedRuns, int maxRuns, long aborts,
-                         long minors, long majors, long splits, List<Sample> samples) {
+                         long minors, long majors, long splits, long idleMerges, long optionalBytes,
+                         List<Sample> samples) {
         /** Copies the samples. */
         public Report {
             samples = List.copyOf(samples);
@@ -304,7 +309,7 @@ public final class PolicySimulator {
         /** User writes since the last flush (fill also counts aborted data put back). */
         private long writes;
         private List<Partition> partitions = new ArrayList<>(List.of(new Partition(Long.MIN_VALUE)));
-        private long tableBytes, remixBytes, flushes, aborts, minors, majors, splits;
+        private long tableBytes, remixBytes, flushes, aborts, minors, majors, splits, idleMerges, optionalBytes;
         private double runsSum;
         private double sortedRunsSum;
         private int maxRuns;
@@ -350,7 +355,7 @@ public final class PolicySimulator {
             sample(w.operations());
             return new Report(w.operations() * w.entryBytes(), tableBytes, remixBytes, flushes, partitions.size(),
                     flushes == 0 ? 0 : runsSum / flushes, flushes == 0 ? 0 : sortedRunsSum / flushes, maxRuns,
-                    aborts, minors, majors, splits, samples);
+                    aborts, minors, majors, splits, idleMerges, optionalBytes, samples);
         }
 
         /** The operation count at which sample {@code no} (1..SAMPLES) falls due. */
@@ -439,7 +444,8 @@ public final class PolicySimulator {
             for (int i : order) {
                 long[] fresh = Arrays.copyOfRange(keys, from[i], from[i + 1]);
                 Partition p = partitions.get(i);
-                CompactionPlan plan = policy.plan(stats(p, fresh, budget));
+                PartitionStats stats = stats(p, fresh, budget);
+                CompactionPlan plan = withinBudget(policy.plan(stats), stats);
                 switch (plan) {
                     case CompactionPlan.Abort _ -> {
                         long bytes = (long) fresh.length * w.entryBytes();
@@ -481,6 +487,7 @@ public final class PolicySimulator {
                     }
                 }
             }
+            mergeIdle(from, replaced);
             List<Partition> next = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 next.addAll(replaced.get(i) == null ? List.of(partitions.get(i)) : replaced.get(i));
@@ -495,6 +502,73 @@ public final class PolicySimulator {
             }
             runsSum += (double) runs / partitions.size();
             sortedRunsSum += (double) sorted / partitions.size();
+        }
+
+        /**
+         * The engine's budget for optional work: {@code plan}, or the policy's required plan when
+         * the old tables {@code plan} merges beyond it would overrun the budget.
+         */
+        private CompactionPlan withinBudget(CompactionPlan plan, PartitionStats stats) {
+            if (!(policy.optionalWriteBudget() > 0)) {
+                return plan;
+            }
+            CompactionPlan required = policy.requiredPlan(stats);
+            if (plan.equals(required)) {
+                return plan;
+            }
+            long extra = Math.max(0, rewritten(plan, stats) - rewritten(required, stats));
+            return takeOptional(extra) ? plan : required;
+        }
+
+        private static long rewritten(CompactionPlan plan, PartitionStats stats) {
+            return switch (plan) {
+                case CompactionPlan.Major(int k) -> stats.newestBytes(k);
+                case CompactionPlan.Split _ -> stats.tableBytes();
+                case CompactionPlan.Minor _, CompactionPlan.Abort _ -> 0;
+            };
+        }
+
+        private boolean takeOptional(long bytes) {
+            double share = policy.optionalWriteBudget();
+            if (!(share > 0) || optionalBytes + bytes > share * (tableBytes - optionalBytes)) {
+                return false;
+            }
+            optionalBytes += bytes;
+            return true;
+        }
+
+        /**
+         * The engine's idle merges, done at each flush: every partition without new data that the
+         * policy wants merged, the most indebted first, while the budget allows.
+         */
+        private void mergeIdle(int[] from, List<List<Partition>> replaced) {
+            if (!(policy.optionalWriteBudget() > 0)) {
+                return;
+            }
+            List<Integer> candidates = new ArrayList<>();
+            for (int i = 0; i < partitions.size(); i++) {
+                Partition p = partitions.get(i);
+                if (from[i + 1] == from[i] && replaced.get(i) == null && !p.tables.isEmpty()
+                        && policy.mergeIdle(stats(p, new long[0], 0))) {
+                    candidates.add(i);
+                }
+            }
+            candidates.sort(Comparator.comparingDouble((Integer i) -> {
+                Partition p = partitions.get(i);
+                return -(double) (p.entries - p.distinct + p.tombstones) / p.entries;
+            }));
+            for (int i : candidates) {
+                Partition p = partitions.get(i);
+                if (!takeOptional(p.entries * w.entryBytes())) {
+                    return;
+                }
+                long[] out = merge(p.tables, new long[0], true);
+                p.tables.clear();
+                p.tables.addAll(cut(out));
+                p.distinct = out.length;
+                written(p, out.length);
+                idleMerges++;
+            }
         }
 
         /** Whether table {@code i} of {@code p} lies wholly above table {@code i - 1}: one sorted run. */

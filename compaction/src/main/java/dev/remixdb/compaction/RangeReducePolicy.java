@@ -25,7 +25,7 @@ package dev.remixdb.compaction;
  *       {@link Builder#minScanned(long)};</li>
  *   <li>scans pay for the debt: {@code scanSkipped >= rho * (scanSkipped + scanReturned)};</li>
  *   <li>the merge pays for itself: the debt is at least {@code rho} of what the merge rewrites
- *       ({@code staleKeys + tombstoneKeys >= rho * tableKeys}). This is the budget of extra bytes:
+ *       ({@code staleKeys + tombstoneKeys >= rho * tableKeys}). This bounds the price of one merge:
  *       a merge that removes {@code G} bytes of debt writes at most {@code G / rho} bytes, and none
  *       runs while the debt is below that share;</li>
  *   <li>the debt is at least {@link Builder#minDebtFraction(double)} of a table in bytes;</li>
@@ -35,8 +35,17 @@ package dev.remixdb.compaction;
  * Otherwise, and whenever the base plan is Abort or Split (which already merges everything), the
  * base plan stands. rho defaults to 0.1, RangeReduce's 1/T for T = 10.
  *
- * <p><b>Limits.</b> The engine asks a policy only about partitions that receive new data at a
- * flush, so a partition that is only read keeps its debt until writes reach it.
+ * <p><b>Partitions that are only read.</b> A flush asks about the partitions it writes into. A
+ * partition that scans keep meeting but writes do not reach is merged by itself when no memtable
+ * waits for compaction ({@link #mergeIdle}): the same test, items 1 to 4, and the merged partition
+ * must not have more tables than it has now.
+ *
+ * <p><b>The budget.</b> Every byte RangeReduce adds is optional work: at a flush, the merge beyond
+ * the base plan (the tables the base plan would have left alone), and every idle merge. The engine
+ * lets it happen while the optional bytes stay within {@link Builder#budget(double)} (default 0.1)
+ * of what compactions write without them, so the store writes at most that much more than under
+ * the base policy alone. Items 3 and 4 decide which merge is worth it; the budget decides how much
+ * of that the store affords, the running bound that a per-merge test cannot give.
  *
  * <p>Instances are immutable and thread-safe if the base policy is.
  */
@@ -45,12 +54,14 @@ public final class RangeReducePolicy implements CompactionPolicy {
     private final double rho;
     private final long minScanned;
     private final double minDebtFraction;
+    private final double budget;
 
     private RangeReducePolicy(Builder b) {
         this.base = b.base;
         this.rho = b.rho;
         this.minScanned = b.minScanned;
         this.minDebtFraction = b.minDebtFraction;
+        this.budget = b.budget;
     }
 
     /**
@@ -95,6 +106,28 @@ public final class RangeReducePolicy implements CompactionPolicy {
         return MajorEstimate.of(p, n).worstTables() <= tablesAfterBase ? CompactionPlan.major(n) : plan;
     }
 
+    /** {@return the base policy's plan: everything RangeReduce adds is optional} */
+    @Override
+    public CompactionPlan requiredPlan(PartitionStats p) {
+        return base.plan(p);
+    }
+
+    /**
+     * Merge a partition that gets no new data when the Bounded-Merge test holds and the merged
+     * partition has no more tables than now, even if nothing is dropped.
+     */
+    @Override
+    public boolean mergeIdle(PartitionStats p) {
+        int n = p.tableCount();
+        return n > 0 && p.newKeys() == 0 && debtWorthMerging(p) && MajorEstimate.of(p, n).worstTables() <= n;
+    }
+
+    /** {@return the optional bytes allowed, a share of what compactions write without them} */
+    @Override
+    public double optionalWriteBudget() {
+        return budget;
+    }
+
     /** The Bounded-Merge test of the class Javadoc, items 1 to 4. Package-private for tests. */
     boolean debtWorthMerging(PartitionStats p) {
         long scanned = p.scanSkipped() + p.scanReturned();
@@ -130,6 +163,11 @@ public final class RangeReducePolicy implements CompactionPolicy {
         return minScanned;
     }
 
+    /** {@return the running budget of optional bytes, a share of the bytes written without them} */
+    public double budget() {
+        return budget;
+    }
+
     /** {@return the least debt worth a merge, as a fraction of the table target} */
     public double minDebtFraction() {
         return minDebtFraction;
@@ -138,7 +176,7 @@ public final class RangeReducePolicy implements CompactionPolicy {
     @Override
     public String toString() {
         return "RangeReducePolicy[rho=" + rho + ", minScanned=" + minScanned + ", minDebtFraction=" + minDebtFraction
-                + ", base=" + base + "]";
+                + ", budget=" + budget + ", base=" + base + "]";
     }
 
     /** Builds a {@link RangeReducePolicy}; every setting is checked when it is set. Not thread-safe. */
@@ -147,6 +185,7 @@ public final class RangeReducePolicy implements CompactionPolicy {
         private double rho = 0.1;
         private long minScanned = 1000;
         private double minDebtFraction = 0.5;
+        private double budget = 0.1;
 
         private Builder(CompactionPolicy base) {
             this.base = base;
@@ -197,6 +236,24 @@ public final class RangeReducePolicy implements CompactionPolicy {
                 throw new IllegalArgumentException("minDebtFraction must be in 0..16: " + fraction);
             }
             this.minDebtFraction = fraction;
+            return this;
+        }
+
+        /**
+         * The running budget of optional bytes: RangeReduce's merges may write at most this share
+         * of what the store's compactions write without them (see the class Javadoc). Default: 0.1,
+         * at most 10% more bytes written. {@code Double.POSITIVE_INFINITY} takes every merge the
+         * test allows.
+         *
+         * @param share {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if negative or NaN
+         */
+        public Builder budget(double share) {
+            if (!(share >= 0)) {
+                throw new IllegalArgumentException("budget must be >= 0: " + share);
+            }
+            this.budget = share;
             return this;
         }
 

@@ -154,6 +154,17 @@ class PolicySimulatorTest {
         Report base = PolicySimulator.run(RemixDbPolicy.defaults(), w);
         Report rr = PolicySimulator.run(RangeReducePolicy.builder(RemixDbPolicy.defaults()).minDebtFraction(0.1).build(), w);
         assertTrue(rr.avgDebtEntries() < base.avgDebtEntries(), rr.avgDebtEntries() + " vs " + base.avgDebtEntries());
+        // The running budget: optional bytes stay within their share of the rest, and the debt
+        // still falls; with no limit RangeReduce spends more.
+        Report budgeted = PolicySimulator.run(RangeReducePolicy.builder(RemixDbPolicy.defaults()).minDebtFraction(0.1)
+                .budget(0.1).build(), w);
+        assertTrue(budgeted.optionalBytes() > 0, budgeted.toString());
+        assertTrue(budgeted.optionalBytes() <= 0.1 * (budgeted.tableBytesWritten() - budgeted.optionalBytes()),
+                budgeted.toString());
+        assertTrue(budgeted.avgDebtEntries() < base.avgDebtEntries(), budgeted.avgDebtEntries() + " vs " + base.avgDebtEntries());
+        Report unlimited = PolicySimulator.run(RangeReducePolicy.builder(RemixDbPolicy.defaults()).minDebtFraction(0.1)
+                .budget(Double.POSITIVE_INFINITY).build(), w);
+        assertTrue(unlimited.optionalBytes() > budgeted.optionalBytes(), unlimited + " vs " + budgeted);
         // Without scans it is its base policy exactly.
         Workload quiet = w.withScans(0);
         assertEquals(PolicySimulator.run(RemixDbPolicy.defaults(), quiet),

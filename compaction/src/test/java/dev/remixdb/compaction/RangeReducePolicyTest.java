@@ -1,6 +1,7 @@
 package dev.remixdb.compaction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,6 +101,41 @@ class RangeReducePolicyTest {
         }
     }
 
+    /** {@link #partition} without new data: what the engine asks about for an idle merge. */
+    private static PartitionStats idle(long stale, long tombstones, long skipped, long returned) {
+        PartitionStats p = partition(stale, tombstones, skipped, returned);
+        return new PartitionStats(p.tables(), 0, 0, 0, stale, tombstones, 0, TARGET, skipped, returned);
+    }
+
+    @Test
+    void idleMergesFollowTheSameTestAndNeverAddTables() {
+        RangeReducePolicy rr = RangeReducePolicy.over(RemixDbPolicy.defaults());
+        assertTrue(rr.mergeIdle(idle(KEYS / 5, 0, 2000, 8000)));
+        assertTrue(rr.mergeIdle(idle(0, KEYS / 5, 2000, 8000)), "tombstones are debt too");
+        assertFalse(rr.mergeIdle(idle(KEYS / 5, 0, 200, 700)), "too few entries scanned");
+        assertFalse(rr.mergeIdle(idle(KEYS / 5, 0, 500, 9500)), "scans rarely meet debt");
+        assertFalse(rr.mergeIdle(idle(KEYS / 20, 0, 5000, 5000)), "the merge would not pay");
+        assertFalse(rr.mergeIdle(partition(KEYS / 5, 0, 2000, 8000)), "new data is a flush's business");
+        // Five full tables with 20% debt would still be five tables if nothing were dropped: allowed.
+        // A partition of tables that are mostly empty merges into fewer, also allowed; one whose
+        // merge would need more tables than it has cannot happen, so the check is on worst tables.
+        List<TableStats> half = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            half.add(new TableStats(TARGET / 2, TARGET / 200));
+        }
+        assertTrue(rr.mergeIdle(new PartitionStats(half, 0, 0, 0, TARGET / 200, 0, 0, TARGET, 5000, 5000)));
+        // The required plan is the base policy's; the default budget is 10%.
+        PartitionStats p = partition(KEYS / 5, 0, 2000, 8000);
+        assertEquals(RemixDbPolicy.defaults().plan(p), rr.requiredPlan(p));
+        assertEquals(0.1, rr.optionalWriteBudget());
+        assertEquals(0.0, RemixDbPolicy.defaults().optionalWriteBudget(), "no optional work without RangeReduce");
+        assertFalse(RemixDbPolicy.defaults().mergeIdle(idle(KEYS / 5, 0, 2000, 8000)));
+        assertEquals(0.5, RangeReducePolicy.builder(RemixDbPolicy.defaults()).budget(0.5).build().optionalWriteBudget());
+        assertThrows(IllegalArgumentException.class, () -> RangeReducePolicy.builder(RemixDbPolicy.defaults()).budget(-1));
+        assertThrows(IllegalArgumentException.class,
+                () -> RangeReducePolicy.builder(RemixDbPolicy.defaults()).budget(Double.NaN));
+    }
+
     @Test
     void namedPoliciesAndBadSettings() {
         assertTrue(CompactionPolicies.named("rangereduce") instanceof RangeReducePolicy);
@@ -107,6 +143,16 @@ class RangeReducePolicyTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("tiering"))
                 .getMessage().contains("garnering"));
         assertThrows(IllegalArgumentException.class, () -> RangeReducePolicy.over(null));
+        RangeReducePolicy tuned = (RangeReducePolicy) CompactionPolicies.named("rangereduce: budget=0.3, rho=0.2");
+        assertEquals(0.3, tuned.budget());
+        assertEquals(0.2, tuned.rho());
+        assertEquals(Double.POSITIVE_INFINITY,
+                ((RangeReducePolicy) CompactionPolicies.named("garnering+rangereduce:budget=unlimited")).budget());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("rangereduce:depth=2"))
+                .getMessage().contains("depth"));
+        assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("rangereduce:budget=-1"));
+        assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("rangereduce:budget=lots"));
+        assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("garnering:budget=1"));
         assertTrue(assertThrows(IllegalArgumentException.class,
                 () -> RangeReducePolicy.builder(RemixDbPolicy.defaults()).rho(0)).getMessage().contains("rho"));
     }

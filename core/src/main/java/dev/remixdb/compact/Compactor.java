@@ -56,6 +56,10 @@ public final class Compactor {
     private final Thread coordinator;
     /** Ranges to merge fully in a coming round (see {@link #compactRange}). */
     private final List<Forced> forced = new ArrayList<>();
+    /** Bytes of the tables the store held at open: part of the base of the optional-write budget. */
+    private final long bytesAtOpen;
+    /** How long the compactor waits for a frozen memtable before it looks for idle merges. */
+    private final long idleCheckNanos;
 
     /**
      * A requested full merge of the partitions overlapping [from, to), done in the round of the first
@@ -82,6 +86,17 @@ public final class Compactor {
         this.workers = Executors.newFixedThreadPool(threads, factory);
         this.coordinator = new Thread(this::loop, "remixdb-compactor");
         coordinator.setDaemon(true);
+        ReadState s = versions.acquire();
+        try {
+            long bytes = 0;
+            for (Partition p : s.version().partitions()) {
+                bytes += p.tableBytes();
+            }
+            this.bytesAtOpen = bytes;
+        } finally {
+            s.release();
+        }
+        this.idleCheckNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, Long.getLong("remixdb.idleMergeMillis", 1000)));
     }
 
     /** Starts the coordinator thread. */
@@ -90,14 +105,23 @@ public final class Compactor {
     }
 
     private void loop() {
+        // Without a budget for optional work no idle merge can run: wait for memtables only.
+        boolean idleMerges = config.policy().optionalWriteBudget() > 0;
+        long nextIdleCheck = System.nanoTime() + idleCheckNanos;
         for (;;) {
-            ReadState s = versions.awaitFrozen();
+            ReadState s = versions.awaitWork(idleMerges ? Math.max(1, nextIdleCheck - System.nanoTime()) : -1);
             if (s == null) {
                 return;
             }
             Throwable failure = null;
             try {
-                compact(s);
+                if (s.oldestFrozen() != null) {
+                    compact(s);
+                } else {
+                    // Nothing waits for compaction: the time for work a policy wants on its own.
+                    mergeIdle(s);
+                    nextIdleCheck = System.nanoTime() + idleCheckNanos;
+                }
             } catch (Throwable t) {
                 failure = t;
             }
@@ -310,30 +334,157 @@ public final class Compactor {
             if (newKeys[i] == 0) {
                 continue;
             }
-            Partition p = version.partition(i);
-            List<TableStats> tables = new ArrayList<>();
-            long tombstones = 0;
-            byte[] previousLast = null;
-            for (TableHandle t : p.tables()) {
-                byte[] first = t.table().firstKey();
-                // Tables wholly above the one before continue its sorted run (one merge's output).
-                boolean extendsRun = previousLast != null && first != null
-                        && Arrays.compareUnsigned(previousLast, first) < 0;
-                tables.add(new TableStats(t.table().fileBytes(), t.table().keyCount(), extendsRun));
-                tombstones += t.table().tombstoneCount();
-                byte[] last = t.table().lastKey();
-                previousLast = last != null ? last : previousLast;
-            }
-            long stale = p.remix() == null ? 0 : p.remix().staleCount();
-            PartitionStats stats = new PartitionStats(tables, newBytes[i], newKeys[i], newTombstones[i], stale,
-                    tombstones, Math.max(0, budget), config.tableBytes(), p.scanHidden(), p.scanVisible());
+            PartitionStats stats = stats(version.partition(i), newBytes[i], newKeys[i], newTombstones[i],
+                    Math.max(0, budget));
             CompactionPlan plan = check(config.policy().plan(stats), stats, budget);
+            if (config.policy().optionalWriteBudget() > 0) {
+                plan = withinBudget(plan, stats, budget);
+            }
             if (plan instanceof CompactionPlan.Abort) {
                 budget -= newBytes[i];
             }
             plans[i] = plan;
         }
         return plans;
+    }
+
+    /** What the policy is told about {@code p} and the new data destined for it. */
+    private PartitionStats stats(Partition p, long newBytes, long newKeys, long newTombstones, long abortBudget) {
+        List<TableStats> tables = new ArrayList<>();
+        long tombstones = 0;
+        byte[] previousLast = null;
+        for (TableHandle t : p.tables()) {
+            byte[] first = t.table().firstKey();
+            // Tables wholly above the one before continue its sorted run (one merge's output).
+            boolean extendsRun = previousLast != null && first != null
+                    && Arrays.compareUnsigned(previousLast, first) < 0;
+            tables.add(new TableStats(t.table().fileBytes(), t.table().keyCount(), extendsRun));
+            tombstones += t.table().tombstoneCount();
+            byte[] last = t.table().lastKey();
+            previousLast = last != null ? last : previousLast;
+        }
+        long stale = p.remix() == null ? 0 : p.remix().staleCount();
+        return new PartitionStats(tables, newBytes, newKeys, newTombstones, stale, tombstones, abortBudget,
+                config.tableBytes(), p.scanHidden(), p.scanVisible());
+    }
+
+    /**
+     * {@code plan}, or the policy's required plan when {@code plan} does more and the optional
+     * bytes it adds (the old tables it merges beyond the required plan) would overrun the budget.
+     */
+    private CompactionPlan withinBudget(CompactionPlan plan, PartitionStats stats, long abortBudget) {
+        CompactionPlan required = check(config.policy().requiredPlan(stats), stats, abortBudget);
+        if (plan.equals(required)) {
+            return plan;
+        }
+        long extra = Math.max(0, rewritten(plan, stats) - rewritten(required, stats));
+        if (!takeOptional(extra)) {
+            return required;
+        }
+        return plan;
+    }
+
+    /** Bytes of old tables that {@code plan} reads and writes again. */
+    private static long rewritten(CompactionPlan plan, PartitionStats stats) {
+        return switch (plan) {
+            case CompactionPlan.Major(int k) -> stats.newestBytes(k);
+            case CompactionPlan.Split s -> stats.tableBytes();
+            case CompactionPlan.Minor m -> 0;
+            case CompactionPlan.Abort a -> 0;
+        };
+    }
+
+    /**
+     * Counts {@code bytes} of optional work if the policy's budget has room for them: optional bytes
+     * stay within its share of what compactions wrote without them, plus the tables held at open.
+     * Only the coordinator thread calls this.
+     */
+    private boolean takeOptional(long bytes) {
+        double share = config.policy().optionalWriteBudget();
+        long optional = counters.optionalBytes.sum();
+        long base = bytesAtOpen + Math.max(0, counters.tableBytes.sum() - optional);
+        if (!(share > 0) || optional + bytes > share * base) {
+            return false;
+        }
+        counters.optionalBytes.add(bytes);
+        return true;
+    }
+
+    /**
+     * Merges whole the partitions the policy wants merged although no new data reaches them
+     * ({@code CompactionPolicy.mergeIdle}), the most indebted first, as far as the optional-write
+     * budget allows, and installs the result without a memtable. A partition is asked again only
+     * after more scans have met it.
+     */
+    private void mergeIdle(ReadState s) throws Exception {
+        long start = System.nanoTime();
+        Version version = s.version();
+        record Candidate(int index, double debt, long bytes) {}
+        List<Candidate> candidates = new ArrayList<>();
+        for (int i = 0; i < version.partitionCount(); i++) {
+            Partition p = version.partition(i);
+            long scanned = p.scanHidden() + p.scanVisible();
+            if (p.tables().isEmpty() || scanned == p.idleAskedAt()) {
+                continue;
+            }
+            PartitionStats stats = stats(p, 0, 0, 0, 0);
+            if (config.policy().mergeIdle(stats)) {
+                long debt = Math.min(stats.tableKeys(), stats.staleKeys() + stats.tombstoneKeys());
+                candidates.add(new Candidate(i, (double) debt / Math.max(1, stats.tableKeys()), stats.tableBytes()));
+            } else {
+                p.idleAskedAt(scanned);
+            }
+        }
+        if (candidates.isEmpty()) {
+            return;
+        }
+        candidates.sort(Comparator.comparingDouble(Candidate::debt).reversed());
+        boolean[] merge = new boolean[version.partitionCount()];
+        for (Candidate c : candidates) {
+            if (!takeOptional(c.bytes())) {
+                // Over budget: the rest waits until compactions have written more.
+                break;
+            }
+            merge[c.index()] = true;
+        }
+        // Submitted in key order: the results are collected in that order.
+        List<Future<PartitionJob.Result>> jobs = new ArrayList<>();
+        for (int i = 0; i < merge.length; i++) {
+            if (merge[i]) {
+                Partition p = version.partition(i);
+                PartitionJob job = new PartitionJob(files, config.policy().splitTables(), p, upper(version, i), null,
+                        new CompactionPlan.Major(p.tables().size()));
+                jobs.add(workers.submit(job::run));
+            }
+        }
+        if (jobs.isEmpty()) {
+            return;
+        }
+        List<PartitionJob.Result> results = collect(jobs);
+        try {
+            List<Partition> next = new ArrayList<>();
+            List<Partition> replaced = new ArrayList<>();
+            int job = 0;
+            for (int i = 0; i < version.partitionCount(); i++) {
+                Partition p = version.partition(i);
+                if (merge[i]) {
+                    next.addAll(results.get(job++).partitions());
+                    replaced.add(p);
+                } else {
+                    p.retain();
+                    next.add(p);
+                }
+            }
+            results = null;
+            counters.idle.add(jobs.size());
+            versions.installMerge(new Version(next, version.sequence() + 1), replaced, writes.lastSequence());
+        } finally {
+            if (results != null) {
+                discard(results);
+            }
+        }
+        System.getLogger(Compactor.class.getName()).log(System.Logger.Level.DEBUG,
+                () -> "merged " + jobs.size() + " idle partitions in " + (System.nanoTime() - start) / 1_000_000 + " ms");
     }
 
     /** Rejects a plan the engine cannot carry out: a policy bug must not corrupt the store. */

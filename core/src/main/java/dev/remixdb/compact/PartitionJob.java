@@ -59,7 +59,14 @@ final class PartitionJob {
     private final Memtable imm;
     private final CompactionPlan plan;
 
+    /**
+     * A job for {@code plan} on partition {@code old}, whose range ends at {@code upper}, with the
+     * new data of {@code imm}; a null {@code imm} (no new data) only for a Major of every table.
+     */
     PartitionJob(TableFiles files, int splitTables, Partition old, byte[] upper, Memtable imm, CompactionPlan plan) {
+        if (imm == null && !(plan instanceof CompactionPlan.Major(int k) && k == old.tables().size())) {
+            throw new IllegalArgumentException("only a merge of every table runs without a memtable: " + plan);
+        }
         this.files = files;
         this.splitTables = splitTables;
         this.old = old;
@@ -141,9 +148,20 @@ final class PartitionJob {
      * {@code perPartition} tables.
      */
     private Result mergeAll(int perPartition) throws IOException {
-        List<Source> sources = List.of(memtable(), new VersionSource(List.of(old), RemixCursor.Mode.NEWEST, true));
-        // The frozen memtable's range deletes hide what is older in this partition, for good.
-        List<TableHandle> fresh = write(sources, true, imm.rangeTombstones());
+        VersionSource tables = new VersionSource(List.of(old), RemixCursor.Mode.NEWEST, true);
+        List<Source> sources;
+        RangeTombstone[] ranges;
+        if (imm == null) {
+            // An idle merge: the tables alone, positioned here as write() expects the first source.
+            tables.seekToFirst();
+            sources = List.of(tables);
+            ranges = NO_RANGES;
+        } else {
+            sources = List.of(memtable(), tables);
+            // The frozen memtable's range deletes hide what is older in this partition, for good.
+            ranges = imm.rangeTombstones();
+        }
+        List<TableHandle> fresh = write(sources, true, ranges);
         List<Partition> out = new ArrayList<>();
         try {
             if (fresh.isEmpty()) {

@@ -21,6 +21,13 @@ public final class Counters {
     public final LongAdder major = new LongAdder();
     public final LongAdder split = new LongAdder();
     public final LongAdder abort = new LongAdder();
+    /** Partitions the compactor merged on its own, without a flush (a policy's idle merges). */
+    public final LongAdder idle = new LongAdder();
+    /**
+     * Bytes of the tables that optional work rewrote: what a policy's plan merged beyond its
+     * required plan, and every idle merge (see {@code CompactionPolicy.optionalWriteBudget}).
+     */
+    public final LongAdder optionalBytes = new LongAdder();
     /** Snapshots released by the garbage collector, not by close. */
     public final LongAdder leakedSnapshots = new LongAdder();
 }

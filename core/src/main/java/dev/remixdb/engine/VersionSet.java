@@ -279,10 +279,29 @@ public final class VersionSet {
      * (compact its {@link ReadState#oldestFrozen()}); null at close or failure.
      */
     public ReadState awaitFrozen() {
+        return awaitWork(-1);
+    }
+
+    /**
+     * {@link #awaitFrozen()}, waiting at most {@code timeoutNanos} (negative: no limit): after that
+     * it returns the current state without a frozen memtable, retained and marked as compacting all
+     * the same, so the compactor may do work of its own in it (an idle merge); null at close or failure.
+     */
+    public ReadState awaitWork(long timeoutNanos) {
         lock.lock();
         try {
-            while (!closed && failure == null && current.frozenCount() == 0) {
-                frozenReady.awaitUninterruptibly();
+            long left = timeoutNanos;
+            while (!closed && failure == null && current.frozenCount() == 0 && (timeoutNanos < 0 || left > 0)) {
+                if (timeoutNanos < 0) {
+                    frozenReady.awaitUninterruptibly();
+                } else {
+                    try {
+                        left = frozenReady.awaitNanos(left);
+                    } catch (InterruptedException e) {
+                        // Like awaitUninterruptibly: nobody interrupts the compactor on purpose, and
+                        // it stops only through close or failure.
+                    }
+                }
             }
             if (closed || failure != null) {
                 return null;
@@ -343,25 +362,7 @@ public final class VersionSet {
         } finally {
             lock.unlock();
         }
-        try {
-            counters.manifestBytes.add(Manifest.write(dir.path(), data));
-        } catch (IOException | RuntimeException e) {
-            next.release();
-            throw e;
-        }
-        Set<TableHandle> kept = new HashSet<>();
-        for (Partition p : next.partitions()) {
-            kept.addAll(p.tables());
-        }
-        for (Partition p : replaced) {
-            p.markObsolete();
-            for (TableHandle t : p.tables()) {
-                if (!kept.contains(t)) {
-                    // Its cached blocks go when the table closes (Table.close), after its last reader.
-                    t.markObsolete();
-                }
-            }
-        }
+        writeManifest(data, next, replaced);
         boolean deleteWals;
         lock.lock();
         try {
@@ -382,6 +383,64 @@ public final class VersionSet {
         }
         if (deleteWals) {
             dir.deleteWalsBefore(firstLiveWal);
+        }
+    }
+
+    /**
+     * Makes {@code next} the current version without a memtable: a merge of partitions that the
+     * compactor did on its own ({@link #awaitWork} returned no frozen memtable). The memtables and
+     * the WALs stay as they are.
+     *
+     * @param next         the new version; its creator reference passes to this set
+     * @param replaced     partitions of the old version that {@code next} does not list
+     * @param lastSequence the last sequence number handed out so far (recorded in the MANIFEST)
+     */
+    public void installMerge(Version next, List<Partition> replaced, long lastSequence) throws IOException {
+        dir.sync();
+        Manifest.Data data;
+        lock.lock();
+        try {
+            ReadState s = current;
+            long firstLiveWal = s.frozenCount() > 0 ? s.oldestFrozen().firstWal() : s.mem().firstWal();
+            data = new Manifest.Data(nextFile.get(), firstLiveWal, lastSequence, next.sequence(), Manifest.entries(next));
+        } finally {
+            lock.unlock();
+        }
+        writeManifest(data, next, replaced);
+        lock.lock();
+        try {
+            ReadState s = current;
+            swap(newState(s.mem(), java.util.Arrays.copyOf(s.frozenArray(), s.frozenCount()), next));
+            next.release();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Writes the MANIFEST of {@code next} (releasing it if that fails) and marks what only the
+     * replaced partitions use as obsolete, to be deleted after its last reader.
+     */
+    private void writeManifest(Manifest.Data data, Version next, List<Partition> replaced) throws IOException {
+        try {
+            counters.manifestBytes.add(Manifest.write(dir.path(), data));
+        } catch (IOException | RuntimeException e) {
+            next.release();
+            throw e;
+        }
+        Set<TableHandle> kept = new HashSet<>();
+        for (Partition p : next.partitions()) {
+            kept.addAll(p.tables());
+        }
+        for (Partition p : replaced) {
+            p.markObsolete();
+            for (TableHandle t : p.tables()) {
+                if (!kept.contains(t)) {
+                    // Its cached blocks go when the table closes (Table.close), after its last reader.
+                    t.markObsolete();
+                }
+            }
         }
     }
 

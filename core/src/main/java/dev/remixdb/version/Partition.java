@@ -83,6 +83,23 @@ public final class Partition extends RefCounted {
         }
     }
 
+    /**
+     * The scan count ({@link #scanHidden()} + {@link #scanVisible()}) when the compactor last asked
+     * the policy about merging this partition while idle and the answer was no: it asks again only
+     * after more scans. Read and written by the compactor's thread only.
+     */
+    private long idleAskedAt = -1;
+
+    /** {@return the scan count when the policy last declined an idle merge, -1 if never asked} */
+    public long idleAskedAt() {
+        return idleAskedAt;
+    }
+
+    /** Records that the policy declined an idle merge at scan count {@code scanned}. */
+    public void idleAskedAt(long scanned) {
+        this.idleAskedAt = scanned;
+    }
+
     /** {@return stale versions and tombstones that scans passed over, since the partition was made} */
     public long scanHidden() {
         return scanHidden.sum();

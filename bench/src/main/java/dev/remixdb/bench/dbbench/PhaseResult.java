@@ -44,7 +44,8 @@ public record PhaseResult(String phase, String store, String kind, int threads, 
     public record RemixCounters(double storeWriteAmplification, double walBytesPerUserByte, long blockCacheBytes,
                                 int partitions, int tables,
                                 long compactionsMinor, long compactionsMajor, long compactionsSplit,
-                                long compactionsAbort, double stallSeconds, double slowdownSeconds)
+                                long compactionsAbort, long compactionsIdle, long optionalBytes,
+                                double stallSeconds, double slowdownSeconds)
             implements StoreCounters {}
 
     /**

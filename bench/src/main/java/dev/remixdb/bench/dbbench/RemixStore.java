@@ -107,7 +107,7 @@ final class RemixStore implements Store {
         double wal = s.userBytesWritten() == 0 ? 0 : (double) s.walBytesWritten() / s.userBytesWritten();
         return new PhaseResult.RemixCounters(s.writeAmplification(), wal, s.blockCacheBytes(), s.partitions(), s.tables(),
                 s.compactions().minor(), s.compactions().major(), s.compactions().split(), s.compactions().abort(),
-                s.stallNanos() / 1e9, s.slowdownNanos() / 1e9);
+                s.compactions().idle(), s.compactions().optionalBytes(), s.stallNanos() / 1e9, s.slowdownNanos() / 1e9);
     }
 
     @Override

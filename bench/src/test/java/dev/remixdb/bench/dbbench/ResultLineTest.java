@@ -19,7 +19,7 @@ class ResultLineTest {
                 9_007_199_254_740_993L, 0, -1, Long.MIN_VALUE, 123, 2.2908123456789, null, null, Double.NaN,
                 1L << 40, 20_000, 1.0923, 125_267_968, 119_435_264, -1,
                 new PhaseResult.Scan(50, 24_974), null,
-                new PhaseResult.RemixCounters(Double.POSITIVE_INFINITY, 1.02, 4_194_304, 1, 7, 1, 2, 3, 4, 0.125, 0.25), null);
+                new PhaseResult.RemixCounters(Double.POSITIVE_INFINITY, 1.02, 4_194_304, 1, 7, 1, 2, 3, 4, 5, 6_000_000, 0.125, 0.25), null);
     }
 
     /** A readwhilewriting result on RocksDB: the writer's numbers and a list of file counts. */
