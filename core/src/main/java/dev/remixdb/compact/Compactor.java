@@ -258,9 +258,7 @@ public final class Compactor {
     /** Whether [lower, upper) (upper null: open) meets any requested range. */
     private static boolean overlapsAny(List<Forced> requests, byte[] lower, byte[] upper) {
         for (Forced f : requests) {
-            boolean belowUpper = upper == null || f.from() == null || Arrays.compareUnsigned(f.from(), upper) < 0;
-            boolean aboveLower = f.to() == null || Arrays.compareUnsigned(f.to(), lower) > 0;
-            if (belowUpper && aboveLower) {
+            if (RangeTombstone.overlaps(f.from(), f.to(), lower, upper)) {
                 return true;
             }
         }

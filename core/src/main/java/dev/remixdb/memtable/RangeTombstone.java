@@ -26,7 +26,15 @@ public record RangeTombstone(byte[] from, byte[] to, long seq) {
 
     /** Whether the range meets [{@code lower}, {@code upper}) ({@code upper} null: open). */
     public boolean overlaps(byte[] lower, byte[] upper) {
-        return (upper == null || Arrays.compareUnsigned(from, upper) < 0)
+        return overlaps(from, to, lower, upper);
+    }
+
+    /**
+     * Whether [{@code from}, {@code to}) meets [{@code lower}, {@code upper}); a null {@code from},
+     * {@code to} or {@code upper} is open.
+     */
+    public static boolean overlaps(byte[] from, byte[] to, byte[] lower, byte[] upper) {
+        return (upper == null || from == null || Arrays.compareUnsigned(from, upper) < 0)
                 && (to == null || Arrays.compareUnsigned(to, lower) > 0);
     }
 
