@@ -86,17 +86,22 @@ public final class RemixDB implements AutoCloseable {
         }
     }
 
-    /** Sets {@code key} to {@code value}. */
+    /**
+     * Sets {@code key} to {@code value}. The arrays are read during the call and not kept: the
+     * caller may reuse them as soon as it returns. They are copied once, into the memtable, and the
+     * WAL is written from that copy; a caller that changes them from another thread during the call
+     * stores some mix of their contents, the same in memory and in the log, and harms nothing else.
+     */
     public void put(byte[] key, byte[] value) throws IOException {
         Limits.checkKey(key);
         Limits.checkValue(value);
-        store.write(List.of(WalOp.put(key.clone(), value.clone())));
+        store.write(List.of(WalOp.put(key, value)));
     }
 
-    /** Removes {@code key} (nothing happens when it is absent). */
+    /** Removes {@code key} (nothing happens when it is absent); the key is read as {@link #put} reads it. */
     public void delete(byte[] key) throws IOException {
         Limits.checkKey(key);
-        store.write(List.of(WalOp.delete(key.clone())));
+        store.write(List.of(WalOp.delete(key)));
     }
 
     /**

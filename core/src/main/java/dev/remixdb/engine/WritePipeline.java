@@ -49,6 +49,8 @@ public final class WritePipeline {
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<WriteRequest> requests = new ArrayDeque<>();
     private final ReentrantLock insertLock = new ReentrantLock();
+    /** Where the memtable copied the last inserted ops to, for the WAL (used under {@link #insertLock}). */
+    private final EntryCopies copies = new EntryCopies();
     /** The thread running a read-modify-write function (the leader of a group), or null. */
     private volatile Thread applying;
     private long lastSeq;
@@ -362,10 +364,13 @@ public final class WritePipeline {
                         continue;
                     }
                 }
-                if (logged) {
-                    counters.walBytes.add(log.add(seq, ops));
-                }
+                // The memtable copies the caller's arrays first, and the log is written from that
+                // copy: both hold the same bytes even if a caller changes its arrays meanwhile
+                // (the API does not copy them again).
                 insert(mem.memtable(), seq, ops, true);
+                if (logged) {
+                    counters.walBytes.add(log.add(seq, ops, copies));
+                }
                 seq += ops.size();
             }
             if (seq == firstSeq || !logged) {
@@ -390,10 +395,12 @@ public final class WritePipeline {
 
     /** Adds {@code ops} to {@code mem} with seqs {@code seq, seq + 1, ...}. */
     private void insert(Memtable mem, long seq, List<WalOp> ops, boolean userWrites) {
-        for (WalOp op : ops) {
+        copies.reset(mem, ops.size());
+        for (int i = 0; i < ops.size(); i++) {
+            WalOp op = ops.get(i);
             switch (op.type()) {
-                case PUT -> mem.add(seq, op.key(), op.value());
-                case DELETE -> mem.delete(seq, op.key());
+                case PUT -> copies.nodes[i] = mem.add(seq, op.key(), op.value());
+                case DELETE -> copies.nodes[i] = mem.delete(seq, op.key());
                 case RANGE_DELETE -> mem.deleteRange(seq, op.key(), op.rangeEnd());
             }
             if (userWrites) {
@@ -740,6 +747,35 @@ public final class WritePipeline {
             wal.close();
         } finally {
             insertLock.unlock();
+        }
+    }
+
+    /** The memtable entries the last {@link #insert} made, op by op, as the WAL reads them. */
+    private static final class EntryCopies implements WalWriter.Copies {
+        private Memtable mem;
+        private long[] nodes = new long[16];
+
+        void reset(Memtable m, int ops) {
+            mem = m;
+            if (nodes.length < ops) {
+                nodes = new long[Math.max(ops, 2 * nodes.length)];
+            }
+            java.util.Arrays.fill(nodes, 0, ops, -1);
+        }
+
+        @Override
+        public java.lang.foreign.MemorySegment segment(int i) {
+            return nodes[i] < 0 ? null : mem.segment(nodes[i]);
+        }
+
+        @Override
+        public long keyOffset(int i) {
+            return mem.keyOffset(nodes[i]);
+        }
+
+        @Override
+        public long valueOffset(int i) {
+            return mem.valueOffset(nodes[i]);
         }
     }
 }

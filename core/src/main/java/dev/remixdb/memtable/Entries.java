@@ -51,6 +51,19 @@ final class Entries {
         }
     }
 
+    /** {@link #write(long, long, MemorySegment, long, int, MemorySegment, long, int, boolean)} from arrays. */
+    void write(long e, long seq, byte[] key, byte[] value, int valueLen, boolean tombstone) {
+        MemorySegment seg = memory.segment(e);
+        long at = ChunkAllocator.offset(e);
+        seg.set(LONG, at, seq);
+        seg.set(INT, at + 8, key.length);
+        seg.set(INT, at + 12, tombstone ? valueLen | TOMBSTONE : valueLen);
+        MemorySegment.copy(key, 0, seg, ValueLayout.JAVA_BYTE, at + HEADER, key.length);
+        if (valueLen > 0) {
+            MemorySegment.copy(value, 0, seg, ValueLayout.JAVA_BYTE, at + HEADER + key.length, valueLen);
+        }
+    }
+
     MemorySegment segment(long e) {
         return memory.segment(e);
     }

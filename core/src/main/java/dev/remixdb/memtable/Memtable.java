@@ -88,13 +88,17 @@ public final class Memtable implements AutoCloseable {
 
     /**
      * Adds version {@code seq} of a key: a value, or a tombstone when {@code tombstone} (the value
-     * is then ignored and may be null). The key and value are copied. Adding a (key, seq) that is
-     * already present is a caller bug and throws {@link IllegalArgumentException}; so do a negative
-     * seq and a key or value over the {@link Limits} ({@link IndexOutOfBoundsException} for a range outside
-     * its segment). Nothing is changed when an exception is thrown.
-     * Single writer: see the class comment.
+     * is then ignored and may be null). The key and value are copied first, and everything after
+     * reads the copy: a caller that changes its arrays during the call cannot put the index out of
+     * order, it only changes what is stored. Adding a (key, seq) that is already present is a caller
+     * bug and throws {@link IllegalArgumentException} (the copy's memory stays allocated until the
+     * memtable is freed); so do a negative seq and a key or value over the {@link Limits}
+     * ({@link IndexOutOfBoundsException} for a range outside its segment). Otherwise nothing is
+     * changed when an exception is thrown. Single writer: see the class comment.
+     *
+     * @return the new entry's node handle, for {@link #segment}, {@link #keyOffset} and {@link #valueOffset}
      */
-    public void add(long seq, MemorySegment key, long keyOff, int keyLen,
+    public long add(long seq, MemorySegment key, long keyOff, int keyLen,
                     MemorySegment value, long valueOff, int valueLen, boolean tombstone) {
         checkOpen();
         Objects.requireNonNull(key, "key");
@@ -114,31 +118,62 @@ public final class Memtable implements AutoCloseable {
             throw new IllegalStateException("concurrent Memtable.add: callers must serialize writers");
         }
         try {
-            insert(seq, key, keyOff, keyLen, value, valueOff, valueLen, tombstone);
+            return insert(seq, key, keyOff, keyLen, value, valueOff, valueLen, tombstone);
         } finally {
             adding.set(false);
         }
     }
 
     /** Adds a value; see {@link #add(long, MemorySegment, long, int, MemorySegment, long, int, boolean)}. */
-    public void add(long seq, byte[] key, byte[] value) {
+    public long add(long seq, byte[] key, byte[] value) {
         Objects.requireNonNull(value, "value");
-        add(seq, MemorySegment.ofArray(key), 0, key.length, MemorySegment.ofArray(value), 0, value.length, false);
+        return addArrays(seq, key, value, false);
     }
 
     /** Adds a tombstone; see {@link #add(long, MemorySegment, long, int, MemorySegment, long, int, boolean)}. */
-    public void delete(long seq, byte[] key) {
-        add(seq, MemorySegment.ofArray(key), 0, key.length, null, 0, 0, true);
+    public long delete(long seq, byte[] key) {
+        return addArrays(seq, key, null, true);
     }
 
-    private void insert(long seq, MemorySegment key, long keyOff, int keyLen,
+    /** {@link #add} from arrays, copied straight from the heap (no segment wrappers per write). */
+    private long addArrays(long seq, byte[] key, byte[] value, boolean tombstone) {
+        checkOpen();
+        Objects.requireNonNull(key, "key");
+        if (seq < 0) {
+            throw new IllegalArgumentException("seq must not be negative: " + seq);
+        }
+        Limits.checkKeyLength(key.length);
+        int valueLen = tombstone ? 0 : value.length;
+        Limits.checkValueLength(valueLen);
+        if (!adding.compareAndSet(false, true)) {
+            throw new IllegalStateException("concurrent Memtable.add: callers must serialize writers");
+        }
+        try {
+            long e = ordered.allocate(Entries.bytes(key.length, valueLen));
+            entries.write(e, seq, key, value, valueLen, tombstone);
+            return link(e, seq, key.length, valueLen);
+        } finally {
+            adding.set(false);
+        }
+    }
+
+    private long insert(long seq, MemorySegment userKey, long userKeyOff, int keyLen,
                         MemorySegment value, long valueOff, int valueLen, boolean tombstone) {
+        long e = ordered.allocate(Entries.bytes(keyLen, valueLen));
+        entries.write(e, seq, userKey, userKeyOff, keyLen, value, valueOff, valueLen, tombstone);
+        return link(e, seq, keyLen, valueLen);
+    }
+
+    /** Puts the written entry {@code e} into the index (and the point index) and counts it. */
+    private long link(long e, long seq, int keyLen, int valueLen) {
+        // From here on the entry's own copy of the key: the caller's array may be changing under us
+        // (its bug), and the index must see one key throughout.
+        MemorySegment key = entries.segment(e);
+        long keyOff = entries.keyOffset(e);
         long found = ordered.locate(key, keyOff, keyLen, seq);
         if (found != NULL && entries.seq(found) == seq && entries.keyEquals(found, key, keyOff, keyLen)) {
             throw new IllegalArgumentException("duplicate entry: this key already has seq " + seq);
         }
-        long e = ordered.allocate(Entries.bytes(keyLen, valueLen));
-        entries.write(e, seq, key, keyOff, keyLen, value, valueOff, valueLen, tombstone);
         ordered.insert(e, key, keyOff, keyLen, seq);
         if (pointIndexed) {
             index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this);
@@ -148,6 +183,7 @@ public final class Memtable implements AutoCloseable {
         if (seq > maxSeq) {
             maxSeq = seq;
         }
+        return e;
     }
 
     // ---------------------------------------------------------------- reading

@@ -135,14 +135,38 @@ public final class WalWriter implements AutoCloseable {
      * negative first seq or ops over 1 GiB; nothing is added then.
      */
     public synchronized long add(long firstSeq, List<WalOp> ops) throws IOException {
+        return add(firstSeq, ops, null);
+    }
+
+    /**
+     * Where the bytes of an add's puts and deletes are read from instead of the ops' arrays: a copy
+     * already made (the memtable's), so that the log and the memtable hold the same bytes even if
+     * the caller's arrays change meanwhile. The lengths are the ops'.
+     */
+    public interface Copies {
+        /** The segment holding op {@code i}'s key and value; null: read the op's own arrays. */
+        MemorySegment segment(int i);
+
+        /** Where op {@code i}'s key starts in {@link #segment}. */
+        long keyOffset(int i);
+
+        /** Where op {@code i}'s value starts in {@link #segment}. */
+        long valueOffset(int i);
+    }
+
+    /**
+     * {@link #add(long, List)}, reading each op's key and value from {@code copies} where it gives a
+     * segment (range deletes always from the op).
+     */
+    public synchronized long add(long firstSeq, List<WalOp> ops, Copies copies) throws IOException {
         long payload = checkWritable(firstSeq, ops);
         long before = buffer.size();
         if (openAt < 0 || firstSeq != openNextSeq || openPayload() + payload > RECORD_TARGET) {
             closeRecord();
             openRecord(firstSeq);
         }
-        for (WalOp op : ops) {
-            encode(op);
+        for (int i = 0; i < ops.size(); i++) {
+            encode(ops.get(i), copies == null ? null : copies.segment(i), copies, i);
         }
         openCount += ops.size();
         openNextSeq = firstSeq + ops.size();
@@ -209,15 +233,22 @@ public final class WalWriter implements AutoCloseable {
         openCount = 0;
     }
 
-    private void encode(WalOp op) {
+    private void encode(WalOp op, MemorySegment copy, Copies copies, int i) {
         long at = buffer.reserve(opBytes(op));
         MemorySegment b = buffer.segment();
         b.set(ValueLayout.JAVA_BYTE, at++, (byte) (op.type().ordinal() + 1));
-        at = Varints.put(b, at, op.key().length);
-        at = Varints.put(b, at, op.value().length);
-        MemorySegment.copy(op.key(), 0, b, ValueLayout.JAVA_BYTE, at, op.key().length);
-        at += op.key().length;
-        MemorySegment.copy(op.value(), 0, b, ValueLayout.JAVA_BYTE, at, op.value().length);
+        int keyLen = op.key().length;
+        int valueLen = op.value().length;
+        at = Varints.put(b, at, keyLen);
+        at = Varints.put(b, at, valueLen);
+        if (copy != null && op.type() != WalOp.Type.RANGE_DELETE) {
+            MemorySegment.copy(copy, copies.keyOffset(i), b, at, keyLen);
+            MemorySegment.copy(copy, copies.valueOffset(i), b, at + keyLen, valueLen);
+            return;
+        }
+        MemorySegment.copy(op.key(), 0, b, ValueLayout.JAVA_BYTE, at, keyLen);
+        at += keyLen;
+        MemorySegment.copy(op.value(), 0, b, ValueLayout.JAVA_BYTE, at, valueLen);
     }
 
     /** Finishes the open record, if any: its prefix, length and checksums. */
