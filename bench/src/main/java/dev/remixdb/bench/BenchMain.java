@@ -44,7 +44,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         usageHelpWidth = BenchMain.HELP_WIDTH,
         subcommands = {DbBenchCommand.class, RemixMicroCommand.class, RemixRebuildCommand.class, WriteAmpCommand.class,
                 CheckpointCommand.class, DeleteRangeCommand.class,
-                JmhCommand.class, PoliciesCommand.class, PolicyChartCommand.class, ReadersCommand.class, VerifyCommand.class, DbChildCommand.class, HelpCommand.class})
+                JmhCommand.class, PoliciesCommand.class, PolicyChartCommand.class, SweepCommand.class, ReadersCommand.class, VerifyCommand.class, DbChildCommand.class, HelpCommand.class})
 public final class BenchMain implements Callable<Integer> {
     /** Columns of the generated help; wide enough for the option tables to stay on one line each. */
     public static final int HELP_WIDTH = 110;

@@ -260,19 +260,25 @@ public final class WritePipeline {
             // memtableBytes (one table's worth, see TableSink); the leader always goes. A
             // read-modify-write counts its key only: its value is not known before it runs.
             mem = versions.current().mem();
-            group = new ArrayList<>();
-            long room = Math.min(MAX_GROUP_BYTES, config.memtableBytes() - mem.memtable().dataBytes());
-            long bytes = 0;
-            for (WriteRequest x : requests) {
-                long b = x.bytes();
-                // A group is all logged or all unlogged: a logged write must wait for the persist.
-                // A turn-only request does its own work when it leads: it never rides along.
-                if (!group.isEmpty() && (x.alone || bytes + b > room || x.logged != w.logged)) {
-                    break;
+            if (requests.size() == 1) {
+                // Alone in the queue (one writer thread): a group of one, without a list to grow.
+                group = List.of(w);
+                syncGroup = w.sync;
+            } else {
+                group = new ArrayList<>();
+                long room = Math.min(MAX_GROUP_BYTES, config.memtableBytes() - mem.memtable().dataBytes());
+                long bytes = 0;
+                for (WriteRequest x : requests) {
+                    long b = x.bytes();
+                    // A group is all logged or all unlogged: a logged write must wait for the persist.
+                    // A turn-only request does its own work when it leads: it never rides along.
+                    if (!group.isEmpty() && (x.alone || bytes + b > room || x.logged != w.logged)) {
+                        break;
+                    }
+                    group.add(x);
+                    syncGroup |= x.sync;
+                    bytes += b;
                 }
-                group.add(x);
-                syncGroup |= x.sync;
-                bytes += b;
             }
             firstSeq = lastSeq + 1;
             log = wal;
@@ -498,7 +504,8 @@ public final class WritePipeline {
         if (s.mem().unlogged()) {
             return true;
         }
-        for (MemtableRef f : s.frozen()) {
+        // The array, not frozen(): this runs for every logged write, and a list per write is garbage.
+        for (MemtableRef f : s.frozenArray()) {
             if (f.unlogged()) {
                 return true;
             }
