@@ -124,8 +124,8 @@ final class PolicyChartCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The field of the phase's result for the store, NaN when the run has none. */
-    private static double value(JsonNode d, String phase, String store, String field) {
+    /** The field of the phase's result for the store in a db run's JSON, NaN when the run has none. */
+    static double value(JsonNode d, String phase, String store, String field) {
         for (JsonNode r : d.path("results")) {
             if (r.path("phase").asText().equals(phase) && r.path("store").asText().equals(store)) {
                 return r.path(field).asDouble(Double.NaN);

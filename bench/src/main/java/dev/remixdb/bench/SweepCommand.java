@@ -94,12 +94,7 @@ final class SweepCommand implements Callable<Integer> {
     }
 
     private static double ops(JsonNode d, String phase, String store) {
-        for (JsonNode r : d.path("results")) {
-            if (r.path("phase").asText().equals(phase) && r.path("store").asText().equals(store)) {
-                return r.path("opsPerSec").asDouble(Double.NaN);
-            }
-        }
-        return Double.NaN;
+        return PolicyChartCommand.value(d, phase, store, "opsPerSec");
     }
 
     /** One panel per phase: each store's ops/s against log10 of the key count; then the ratios. */

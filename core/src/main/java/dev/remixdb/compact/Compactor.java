@@ -220,9 +220,11 @@ public final class Compactor {
                 plans[i] = new CompactionPlan.Split();
             }
         }
+        boolean[] rewritten = new boolean[count];
         List<Future<PartitionJob.Result>> jobs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
+            rewritten[i] = plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort);
+            if (rewritten[i]) {
                 PartitionJob job = new PartitionJob(files, config.policy().splitTables(), version.partition(i),
                         upper(version, i), imm.memtable(), plans[i]);
                 jobs.add(workers.submit(job::run));
@@ -231,28 +233,38 @@ public final class Compactor {
         List<PartitionJob.Result> results = collect(jobs);
         try {
             writes.reinsert(kept(version, imm, plans), imm);
-            List<Partition> next = new ArrayList<>();
             List<Partition> replaced = new ArrayList<>();
-            int job = 0;
-            for (int i = 0; i < count; i++) {
-                Partition p = version.partition(i);
-                if (plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort)) {
-                    next.addAll(results.get(job++).partitions());
-                    replaced.add(p);
-                } else {
-                    p.retain();
-                    next.add(p);
-                }
-            }
+            Version next = next(version, rewritten, results, replaced);
             results = null;
             count(plans);
-            versions.install(new Version(next, version.sequence() + 1), replaced, imm, writes.lastSequence(),
-                    (System.nanoTime() - start) / 1e9);
+            versions.install(next, replaced, imm, writes.lastSequence(), (System.nanoTime() - start) / 1e9);
         } finally {
             if (results != null) {
                 discard(results);
             }
         }
+    }
+
+    /**
+     * The version after {@code version} in which each partition {@code rewritten} is replaced by its
+     * job's result ({@code results} in key order, one per rewritten partition), and the others are
+     * kept (retained for it). The replaced partitions are added to {@code replaced}.
+     */
+    private static Version next(Version version, boolean[] rewritten, List<PartitionJob.Result> results,
+                                List<Partition> replaced) {
+        List<Partition> next = new ArrayList<>();
+        int job = 0;
+        for (int i = 0; i < version.partitionCount(); i++) {
+            Partition p = version.partition(i);
+            if (rewritten[i]) {
+                next.addAll(results.get(job++).partitions());
+                replaced.add(p);
+            } else {
+                p.retain();
+                next.add(p);
+            }
+        }
+        return new Version(next, version.sequence() + 1);
     }
 
     /** Whether [lower, upper) (upper null: open) meets any requested range. */
@@ -460,22 +472,11 @@ public final class Compactor {
         }
         List<PartitionJob.Result> results = collect(jobs);
         try {
-            List<Partition> next = new ArrayList<>();
             List<Partition> replaced = new ArrayList<>();
-            int job = 0;
-            for (int i = 0; i < version.partitionCount(); i++) {
-                Partition p = version.partition(i);
-                if (merge[i]) {
-                    next.addAll(results.get(job++).partitions());
-                    replaced.add(p);
-                } else {
-                    p.retain();
-                    next.add(p);
-                }
-            }
+            Version next = next(version, merge, results, replaced);
             results = null;
             counters.idle.add(jobs.size());
-            versions.installMerge(new Version(next, version.sequence() + 1), replaced, writes.lastSequence());
+            versions.installMerge(next, replaced, writes.lastSequence());
         } finally {
             if (results != null) {
                 discard(results);

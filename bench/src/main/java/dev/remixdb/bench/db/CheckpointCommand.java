@@ -6,7 +6,6 @@ import dev.remixdb.Options;
 import dev.remixdb.RemixDB;
 import dev.remixdb.bench.BenchMain;
 import dev.remixdb.bench.MachineInfo;
-import dev.remixdb.bench.UsageException;
 import dev.remixdb.bench.cli.Check;
 import dev.remixdb.bench.cli.CountConverter;
 import dev.remixdb.bench.cli.HelpOption;
@@ -23,7 +22,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -53,29 +51,12 @@ import java.util.stream.Stream;
         descriptionHeading = "%n", sortOptions = false, abbreviateSynopsis = true,
         usageHelpWidth = BenchMain.HELP_WIDTH)
 public final class CheckpointCommand implements Callable<Integer> {
-    @Option(names = "--quick", description = "Small profile: 400k keys, 4 MiB memtables and tables, 2 rounds.")
-    boolean quick;
-
-    @Option(names = "--keys", paramLabel = "N", converter = CountConverter.class,
-            description = "Keys to load; k/m suffixes. Default: 4m (--quick: 400k).")
-    Long keys;
-
-    @Option(names = "--memtable-mb", paramLabel = "N", converter = CountConverter.class,
-            description = "Memtable size of both stores, MiB. Default: 64 (--quick: 4).")
-    Long memtableMb;
+    @Mixin
+    LoadOptions load;
 
     @Option(names = "--rounds", paramLabel = "N", converter = CountConverter.class,
             description = "Checkpoints per store. Default: 3 (--quick: 2).")
     Long rounds;
-
-    @Option(names = "--engines", paramLabel = "LIST", split = ",", hideParamSyntax = true,
-            defaultValue = "remixdb,rocksdb",
-            description = "Stores to run, in this order. Default: ${DEFAULT-VALUE}.")
-    List<String> engines;
-
-    @Option(names = "--dir", paramLabel = "DIR",
-            description = "Where the stores and checkpoints go (one file system). Default: a temporary directory.")
-    Path dir;
 
     @Mixin
     HelpOption help;
@@ -96,16 +77,11 @@ public final class CheckpointCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long keyCount = Check.range("--keys", keys != null ? keys : quick ? 400_000 : 4_000_000, 1, 1_000_000_000);
-        long memtable = Check.range("--memtable-mb", memtableMb != null ? memtableMb : quick ? 4 : 64, 1, 65536) << 20;
-        int roundCount = (int) Check.range("--rounds", rounds != null ? rounds : quick ? 2 : 3, 1, 100);
-        List<String> engineNames = Check.words(engines);
-        for (String e : engineNames) {
-            if (!List.of("remixdb", "rocksdb").contains(e)) {
-                throw new UsageException("--engines: unknown engine '" + e + "'; engines: remixdb, rocksdb");
-            }
-        }
-        Path base = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("remixdb-checkpoint");
+        long keyCount = load.keyCount(1);
+        long memtable = load.memtableBytes();
+        int roundCount = (int) Check.range("--rounds", rounds != null ? rounds : load.quick ? 2 : 3, 1, 100);
+        List<String> engineNames = load.engineNames();
+        Path base = load.baseDir("checkpoint");
         System.out.println("Checkpoint under a concurrent writer");
         System.out.println("machine:  " + MachineInfo.oneLine());
         System.out.printf(Locale.ROOT, "settings: %,d keys, 16 B keys, 120 B values, memtable %d MiB, %d rounds, dir %s%n%n",
@@ -116,7 +92,7 @@ public final class CheckpointCommand implements Callable<Integer> {
                 Path storeDir = base.resolve(name);
                 try (Engine engine = name.equals("remixdb") ? remix(storeDir, memtable) : rocks(storeDir, memtable)) {
                     long t0 = System.nanoTime();
-                    load(engine, keyCount);
+                    LoadOptions.load(engine::put, keyCount, 1);
                     System.out.printf(Locale.ROOT, "%s: loaded in %.1f s%n", name, (System.nanoTime() - t0) / 1e9);
                     List<Round> rs = new ArrayList<>();
                     for (int r = 0; r < roundCount; r++) {
@@ -131,27 +107,15 @@ public final class CheckpointCommand implements Callable<Integer> {
                     all.add(rs);
                 }
                 for (int r = 0; r < roundCount; r++) {
-                    deleteTree(base.resolve(name + "-cp-" + r));
+                    LoadOptions.deleteTree(base.resolve(name + "-cp-" + r));
                 }
-                deleteTree(storeDir);
+                LoadOptions.deleteTree(storeDir);
             }
         } finally {
-            if (dir == null) {
-                deleteTree(base);
-            }
+            load.deleteBaseIfTemporary(base);
         }
         print(engineNames, all);
         return 0;
-    }
-
-    private static void load(Engine engine, long keys) throws Exception {
-        byte[] k = new byte[16];
-        byte[] v = new byte[120];
-        for (long i = 0; i < keys; i++) {
-            WriteAmpCommand.key(i, k);
-            WriteAmpCommand.value(i, 1, v);
-            engine.put(k, v);
-        }
     }
 
     /**
@@ -345,16 +309,5 @@ public final class CheckpointCommand implements Callable<Integer> {
 
     private static String f(double x, int digits) {
         return String.format(Locale.ROOT, "%,." + digits + "f", x);
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

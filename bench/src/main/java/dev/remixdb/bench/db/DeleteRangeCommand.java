@@ -5,7 +5,6 @@ import dev.remixdb.Options;
 import dev.remixdb.RemixDB;
 import dev.remixdb.bench.BenchMain;
 import dev.remixdb.bench.MachineInfo;
-import dev.remixdb.bench.UsageException;
 import dev.remixdb.bench.cli.Check;
 import dev.remixdb.bench.cli.CountConverter;
 import dev.remixdb.bench.cli.HelpOption;
@@ -24,12 +23,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 /**
  * {@code delete-range}: deleting a tenth of a loaded store's keys (one contiguous key range) with one
@@ -50,31 +47,16 @@ import java.util.stream.Stream;
         descriptionHeading = "%n", sortOptions = false, abbreviateSynopsis = true,
         usageHelpWidth = BenchMain.HELP_WIDTH)
 public final class DeleteRangeCommand implements Callable<Integer> {
-    @Option(names = "--quick", description = "Small profile: 400k keys, 4 MiB memtables and tables.")
-    boolean quick;
-
-    @Option(names = "--keys", paramLabel = "N", converter = CountConverter.class,
-            description = "Keys to load; k/m suffixes. Default: 4m (--quick: 400k).")
-    Long keys;
-
-    @Option(names = "--memtable-mb", paramLabel = "N", converter = CountConverter.class,
-            description = "Memtable size of both stores, MiB. Default: 64 (--quick: 4).")
-    Long memtableMb;
+    @Mixin
+    LoadOptions load;
 
     @Option(names = "--seeks", paramLabel = "N", converter = CountConverter.class, defaultValue = "20000",
             description = "seek+next50 operations per measurement. Default: ${DEFAULT-VALUE}.")
     long seeks;
 
-    @Option(names = "--engines", paramLabel = "LIST", split = ",", hideParamSyntax = true,
-            defaultValue = "remixdb,rocksdb", description = "Stores to run. Default: ${DEFAULT-VALUE}.")
-    List<String> engines;
-
     @Option(names = "--methods", paramLabel = "LIST", split = ",", hideParamSyntax = true, defaultValue = "range,single",
             description = "Delete methods to run, in this order. Default: ${DEFAULT-VALUE}.")
     List<String> methods;
-
-    @Option(names = "--dir", paramLabel = "DIR", description = "Where the stores go. Default: a temporary directory.")
-    Path dir;
 
     @Mixin
     HelpOption help;
@@ -114,15 +96,11 @@ public final class DeleteRangeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long keyCount = Check.range("--keys", keys != null ? keys : quick ? 400_000 : 4_000_000, 1000, 1_000_000_000);
-        long memtable = Check.range("--memtable-mb", memtableMb != null ? memtableMb : quick ? 4 : 64, 1, 65536) << 20;
+        long keyCount = load.keyCount(1000);
+        long memtable = load.memtableBytes();
         Check.range("--seeks", seeks, 1, 100_000_000);
-        for (String e : Check.words(engines)) {
-            if (!List.of("remixdb", "rocksdb").contains(e)) {
-                throw new UsageException("--engines: unknown engine '" + e + "'; engines: remixdb, rocksdb");
-            }
-        }
-        Path base = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("remixdb-delete-range");
+        List<String> engineNames = load.engineNames();
+        Path base = load.baseDir("delete-range");
         System.out.println("Range delete vs single deletes");
         System.out.println("machine:  " + MachineInfo.oneLine());
         System.out.printf(Locale.ROOT, "settings: %,d keys, 16 B keys, 120 B values, memtable %d MiB, %,d seeks, dir %s%n%n",
@@ -131,11 +109,11 @@ public final class DeleteRangeCommand implements Callable<Integer> {
         byte[] to = {(byte) RANGE_END_BYTE};
         List<Result> results = new ArrayList<>();
         try {
-            for (String name : Check.words(engines)) {
+            for (String name : engineNames) {
                 for (String method : Check.words(methods)) {
                     Path storeDir = base.resolve(name + "-" + method);
                     try (Engine e = name.equals("remixdb") ? remix(storeDir, memtable) : rocks(storeDir, memtable)) {
-                        load(e, keyCount);
+                        LoadOptions.load(e::put, keyCount, 3);
                         e.compact(null, null);
                         warmUp(e);
                         List<byte[]> victims = e.keys(from, to);
@@ -166,26 +144,14 @@ public final class DeleteRangeCommand implements Callable<Integer> {
                         System.out.println(r);
                         results.add(r);
                     }
-                    deleteTree(storeDir);
+                    LoadOptions.deleteTree(storeDir);
                 }
             }
         } finally {
-            if (dir == null) {
-                deleteTree(base);
-            }
+            load.deleteBaseIfTemporary(base);
         }
         print(results);
         return 0;
-    }
-
-    private static void load(Engine e, long keys) throws Exception {
-        byte[] k = new byte[16];
-        byte[] v = new byte[120];
-        for (long i = 0; i < keys; i++) {
-            WriteAmpCommand.key(i, k);
-            WriteAmpCommand.value(i, 3, v);
-            e.put(k, v);
-        }
     }
 
     /** seek+next50 over the whole key space, unmeasured: the JIT and the cache warm up alike for every run. */
@@ -398,16 +364,5 @@ public final class DeleteRangeCommand implements Callable<Integer> {
 
     private static Result find(List<Result> rs, String engine, String method) {
         return rs.stream().filter(r -> r.engine().equals(engine) && r.method().equals(method)).findFirst().orElse(null);
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

@@ -5,7 +5,6 @@ import dev.remixdb.RemixDB;
 import dev.remixdb.Stats;
 import dev.remixdb.bench.BenchMain;
 import dev.remixdb.bench.MachineInfo;
-import dev.remixdb.bench.UsageException;
 import dev.remixdb.bench.cli.Check;
 import dev.remixdb.bench.cli.CountConverter;
 import dev.remixdb.bench.cli.HelpOption;
@@ -24,13 +23,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -53,29 +50,12 @@ import picocli.CommandLine.Option;
         descriptionHeading = "%n", sortOptions = false, abbreviateSynopsis = true,
         usageHelpWidth = BenchMain.HELP_WIDTH)
 public final class WriteAmpCommand implements Callable<Integer> {
-    @Option(names = "--quick", description = "Small profile: 400k keys, 4 MiB memtables and tables.")
-    boolean quick;
-
-    @Option(names = "--keys", paramLabel = "N", converter = CountConverter.class,
-            description = "Keys to load; k/m suffixes. Default: 4m (--quick: 400k).")
-    Long keys;
-
-    @Option(names = "--memtable-mb", paramLabel = "N", converter = CountConverter.class,
-            description = "Memtable size of both stores, MiB. Default: 64 (--quick: 4).")
-    Long memtableMb;
+    @Mixin
+    LoadOptions load;
 
     @Option(names = "--table-mb", paramLabel = "N", converter = CountConverter.class,
             description = "Table / SST target size of both, MiB. Default: 64 (--quick: 4).")
     Long tableMb;
-
-    @Option(names = "--engines", paramLabel = "LIST", split = ",", hideParamSyntax = true,
-            defaultValue = "remixdb,rocksdb",
-            description = "Stores to load, in this order. Default: ${DEFAULT-VALUE}.")
-    List<String> engines;
-
-    @Option(names = "--dir", paramLabel = "DIR",
-            description = "Where the stores go. Default: a temporary directory, deleted at the end.")
-    Path dir;
 
     @Option(names = "--seed", paramLabel = "N", converter = CountConverter.class, defaultValue = "42",
             description = "Seed of the values. Default: ${DEFAULT-VALUE}.")
@@ -105,17 +85,11 @@ public final class WriteAmpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long keyCount = Check.range("--keys", keys != null ? keys : quick ? 400_000 : 4_000_000, 1, 1_000_000_000);
-        long memtable = Check.range("--memtable-mb", memtableMb != null ? memtableMb : quick ? 4 : 64, 1, 65536) << 20;
-        long table = Check.range("--table-mb", tableMb != null ? tableMb : quick ? 4 : 64, 1, 65536) << 20;
-        List<String> engineNames = Check.words(engines);
-        for (String e : engineNames) {
-            if (!List.of("remixdb", "rocksdb").contains(e)) {
-                throw new UsageException("--engines: unknown engine '" + e + "'; engines: remixdb, rocksdb");
-            }
-        }
-        Path base = dir != null ? dir : Files.createTempDirectory("remixdb-write-amp");
-        boolean deleteBase = dir == null;
+        long keyCount = load.keyCount(1);
+        long memtable = load.memtableBytes();
+        long table = Check.range("--table-mb", tableMb != null ? tableMb : load.quick ? 4 : 64, 1, 65536) << 20;
+        List<String> engineNames = load.engineNames();
+        Path base = load.baseDir("write-amp");
 
         System.out.println("Write amplification of a random-order load (REMIX section 5)");
         System.out.println("machine:  " + MachineInfo.oneLine());
@@ -128,12 +102,10 @@ public final class WriteAmpCommand implements Callable<Integer> {
                 Result r = engine.equals("remixdb") ? loadRemixDb(engineDir, keyCount, memtable, table, seed)
                         : loadRocksDb(engineDir, keyCount, memtable, table, seed);
                 results.add(r);
-                deleteTree(engineDir);
+                LoadOptions.deleteTree(engineDir);
             }
         } finally {
-            if (deleteBase) {
-                deleteTree(base);
-            }
+            load.deleteBaseIfTemporary(base);
         }
         print(results);
         if (json != null) {
@@ -169,15 +141,9 @@ public final class WriteAmpCommand implements Callable<Integer> {
 
     private static Result loadRemixDb(Path dir, long keys, long memtable, long table, long seed) throws Exception {
         Options options = Options.builder().memtableBytes(memtable).tableBytes(table).build();
-        byte[] k = new byte[16];
-        byte[] v = new byte[120];
         long t0 = System.nanoTime();
         try (RemixDB db = RemixDB.open(dir, options)) {
-            for (long i = 0; i < keys; i++) {
-                key(i, k);
-                value(i, seed, v);
-                db.put(k, v);
-            }
+            LoadOptions.load(db::put, keys, seed);
             db.compactMemtable();
             double seconds = (System.nanoTime() - t0) / 1e9;
             Stats s = db.stats();
@@ -216,14 +182,8 @@ public final class WriteAmpCommand implements Callable<Integer> {
                      .setMaxBackgroundJobs(2);
              WriteOptions write = new WriteOptions();
              RocksDB db = RocksDB.open(options, dir.toString())) {
-            byte[] k = new byte[16];
-            byte[] v = new byte[120];
             long t0 = System.nanoTime();
-            for (long i = 0; i < keys; i++) {
-                key(i, k);
-                value(i, seed, v);
-                db.put(write, k, v);
-            }
+            LoadOptions.load((k, v) -> db.put(write, k, v), keys, seed);
             try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
                 db.flush(flush);
             }
@@ -296,16 +256,5 @@ public final class WriteAmpCommand implements Callable<Integer> {
                 r.details())).toList();
         Json.writeReport(file, new Report("write-amp", Instant.now().toString(), MachineInfo.describe(), keys, 16, 120,
                 memtable, table, seed, rows));
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }
