@@ -76,7 +76,7 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 keys (upper bound)   %,d
                 disk                 %s in %d tables, %d partitions
                 written              user %s, WAL %s, tables+REMIX %s, manifests %s (write amplification %.2f)
-                compactions          %d minor, %d major, %d split, %d aborted
+                compactions          %d minor, %d major, %d split, %d aborted, %d idle merges (%s optional)
                 off-heap memory      %s (block cache %s)
                 write stalls         %.1f ms stopped, %.1f ms slowed; %d memtables frozen
                 open                 %d snapshots (%d leaked so far), %d cursors
@@ -86,7 +86,7 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 bytes(userBytesWritten), bytes(walBytesWritten), bytes(tableBytesWritten), bytes(manifestBytesWritten),
                 writeAmplification(),
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),
-                bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6, slowdownNanos / 1e6, frozenMemtables,
+                compactions.idle(), bytes(compactions.optionalBytes()), bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6, slowdownNanos / 1e6, frozenMemtables,
                 openSnapshots, leakedSnapshots, openCursors, ioEngine, readAheadBlocks, scanReturned, scanSkipped);
     }
 

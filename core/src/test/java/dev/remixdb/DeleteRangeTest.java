@@ -196,21 +196,8 @@ class DeleteRangeTest {
             KilledChild child = KilledChild.start(DeleteRangeChild.class, "S", store.toString());
             long minimum = 200 + r.nextInt(3000);
             long synced = child.killWhen(() -> child.lines() * 10 >= minimum, r.nextInt(20));
-            TreeMap<String, String> seen;
-            try (RemixDB db = RemixDB.open(store, CrashChild.options()); Cursor c = db.cursor()) {
-                seen = contents(c, false);
-            }
-            TreeMap<String, String> model = new TreeMap<>();
-            long matched = -1;
-            for (long i = 0; i <= synced + 2000 && matched < 0; i++) {
-                DeleteRangeChild.apply(i, null, model);
-                if (i >= synced && model.equals(seen)) {
-                    matched = i;
-                }
-            }
-            assertTrue(matched >= synced, "round " + round + ": the recovered store is no prefix of the operations"
-                    + " that includes the synced ones (synced up to " + synced + ")");
-            assertTrue(RemixDB.verify(store).ok());
+            KilledChild.assertSyncedPrefix(store, CrashChild.options(), synced,
+                    (i, model) -> DeleteRangeChild.apply(i, null, model), "round " + round);
         }
     }
 

@@ -344,23 +344,8 @@ class IdleMergeTest {
             long minimum = 3000 + r.nextInt(6000);
             long synced = child.killWhen(() -> child.lines() * 10 >= minimum && idleMerges(idleFile) > 0, r.nextInt(30));
             assertTrue(idleMerges(idleFile) > 0, "round " + round + ": no idle merge ran before the kill");
-            NavigableMap<String, String> seen = new TreeMap<>();
-            try (RemixDB db = RemixDB.open(store, IdleMergeChild.options()); Cursor c = db.cursor()) {
-                for (c.seekToFirst(); c.isValid(); c.next()) {
-                    seen.put(new String(c.key(), StandardCharsets.UTF_8), new String(c.value(), StandardCharsets.UTF_8));
-                }
-            }
-            NavigableMap<String, String> model = new TreeMap<>();
-            long matched = -1;
-            for (long i = 0; i <= synced + 2000 && matched < 0; i++) {
-                IdleMergeChild.apply(i, null, model);
-                if (i >= synced && model.equals(seen)) {
-                    matched = i;
-                }
-            }
-            assertTrue(matched >= synced, "round " + round + ": the recovered store is no prefix of the operations"
-                    + " that includes the synced ones (synced up to " + synced + ")");
-            assertTrue(RemixDB.verify(store).ok());
+            KilledChild.assertSyncedPrefix(store, IdleMergeChild.options(), synced,
+                    (i, model) -> IdleMergeChild.apply(i, null, model), "round " + round);
         }
     }
 

@@ -7,6 +7,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -82,5 +83,37 @@ final class KilledChild {
             fail("the child made nothing durable; exit code " + process.exitValue());
         }
         return last.get();
+    }
+
+    /** Operation i of a child's sequence, applied to a model (the child applies it to its store). */
+    @FunctionalInterface
+    interface ModelOps {
+        void apply(long i, java.util.NavigableMap<String, String> model) throws IOException;
+    }
+
+    /**
+     * Asserts that the store in {@code store}, opened with {@code options} after the kill, holds the
+     * state after some prefix of the child's operations that includes every synced one (up to
+     * {@code synced}), as UTF-8 keys and values, and that it verifies clean.
+     */
+    static void assertSyncedPrefix(Path store, Options options, long synced, ModelOps ops, String where)
+            throws IOException {
+        java.util.NavigableMap<String, String> seen = new java.util.TreeMap<>();
+        try (RemixDB db = RemixDB.open(store, options); Cursor c = db.cursor()) {
+            for (c.seekToFirst(); c.isValid(); c.next()) {
+                seen.put(new String(c.key(), StandardCharsets.UTF_8), new String(c.value(), StandardCharsets.UTF_8));
+            }
+        }
+        java.util.NavigableMap<String, String> model = new java.util.TreeMap<>();
+        long matched = -1;
+        for (long i = 0; i <= synced + 2000 && matched < 0; i++) {
+            ops.apply(i, model);
+            if (i >= synced && model.equals(seen)) {
+                matched = i;
+            }
+        }
+        assertTrue(matched >= synced, where + ": the recovered store is no prefix of the operations"
+                + " that includes the synced ones (synced up to " + synced + ")");
+        assertTrue(RemixDB.verify(store).ok(), where + ": the store does not verify");
     }
 }

@@ -475,8 +475,9 @@ public final class Compactor {
             List<Partition> replaced = new ArrayList<>();
             Version next = next(version, merge, results, replaced);
             results = null;
-            counters.idle.add(jobs.size());
             versions.installMerge(next, replaced, writes.lastSequence());
+            // Counted once installed: whoever sees the count sees the merged partitions.
+            counters.idle.add(jobs.size());
         } finally {
             if (results != null) {
                 discard(results);
