@@ -177,6 +177,7 @@ final class StoreVerifier {
         List<Long> live = new ArrayList<>(wals.tailMap(firstLive, true).keySet());
         // Without a MANIFEST the sequence numbers are checked from the first one met.
         RecoveryRules.SequenceCheck[] seqs = {manifestSeq < 0 ? null : new RecoveryRules.SequenceCheck(manifestSeq)};
+        int lastWithRecords = RecoveryRules.lastWalWithRecords(dir, live);
         for (int i = 0; i < live.size(); i++) {
             long number = live.get(i);
             Path path = wals.get(number);
@@ -196,13 +197,13 @@ final class StoreVerifier {
                     problem(path, 0, gap[0]);
                 }
                 if (r.torn()) {
-                    if (i == live.size() - 1) {
+                    if (i >= lastWithRecords) {
                         tornTails++;
                         notes.add(path.getFileName() + " ends in a torn record of " + r.tornBytes() + " bytes at offset "
                                 + r.validLength() + " (a crash mid-append; cut at the next open)");
                     } else {
                         problem(path, r.validLength(), "torn record of " + r.tornBytes()
-                                + " bytes in a WAL that is not the newest: later writes would follow missing ones");
+                                + " bytes in a WAL followed by WALs that hold records: later writes would follow missing ones");
                     }
                 }
             } catch (CorruptionException e) {

@@ -500,6 +500,68 @@ class CorruptionTest {
     }
 
     /**
+     * A write that failed when the disk filled up can tear the last record of a WAL after a memtable
+     * switch created the next WAL, which then never gets a record (the store stops taking writes).
+     * That torn record is a torn tail, not damage: with the WALs after it holding no record (a bare
+     * header, a header cut short, or nothing), the store verifies clean, opens, and holds what it
+     * would hold had those WALs never been created. With a record in a later WAL it stays damage
+     * ({@link #truncatedRemixManifestOrOlderWalIsCorruptionAtOpen}).
+     */
+    @Test
+    void olderWalTornAndFollowedOnlyByWalsWithoutRecordsOpens() throws Exception {
+        List<Long> ends = recordEnds(Files.readAllBytes(pristine.resolve(olderWal)));
+        long number = Long.parseLong(newestWal.toString().replace(FileNames.WAL, ""));
+        Random rnd = new Random(seed + 8);
+        for (int t = 0; t < 3; t++) {
+            int k = 1 + rnd.nextInt(ends.size() - 1);
+            long keep = ends.get(k - 1) + 1 + rnd.nextLong(ends.get(k) - ends.get(k - 1) - 1);
+            String where = "seed " + seed + " trial " + t + ": " + olderWal + " torn at " + keep + ", " + newestWal;
+            Path expected = copy();
+            truncate(expected.resolve(olderWal), keep);
+            Files.delete(expected.resolve(newestWal));
+            Map<String, String> want = contents(expected, where + " deleted");
+
+            Path copy = copy();
+            truncate(copy.resolve(olderWal), keep);
+            Path newest = copy.resolve(newestWal);
+            Files.delete(newest);
+            String shape;
+            switch (t) {
+                case 0 -> {
+                    dev.remixdb.wal.WalWriter.create(newest, number).close();
+                    shape = " a bare header";
+                }
+                case 1 -> {
+                    dev.remixdb.wal.WalWriter.create(newest, number).close();
+                    truncate(newest, 10);
+                    shape = " a header cut short";
+                }
+                default -> {
+                    Files.createFile(newest);
+                    shape = " an empty file";
+                }
+            }
+            VerifyReport report = RemixDB.verify(copy);
+            assertTrue(report.ok(), where + shape + ": " + report);
+            assertEquals(want, contents(copy, where + shape), where + shape);
+            assertEquals(want, contents(copy, where + shape + ", opened again"), where + shape + ", opened again");
+        }
+    }
+
+    /** Every key and value of the store in {@code dir}, read by a cursor. */
+    private static Map<String, String> contents(Path dir, String where) {
+        Map<String, String> out = new TreeMap<>();
+        try (RemixDB db = RemixDB.open(dir, OPTIONS); Cursor c = db.cursor()) {
+            for (c.seekToFirst(); c.isValid(); c.next()) {
+                out.put(new String(c.key(), StandardCharsets.ISO_8859_1), new String(c.value(), StandardCharsets.ISO_8859_1));
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new AssertionError(where + ": " + e, e);
+        }
+        return out;
+    }
+
+    /**
      * The one state in which the first live WAL may be absent: a store that crashed while being
      * created, after its first MANIFEST and before its first WAL. It opens, empty, and works.
      */

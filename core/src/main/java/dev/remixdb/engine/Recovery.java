@@ -34,7 +34,7 @@ import java.util.TreeMap;
 /**
  * Opening a store: lock the directory, read the MANIFEST (or create an empty store), open the
  * version's tables and REMIX files, delete files no version lists (left by a crash during a
- * compaction), replay the live WALs into a memtable (cutting a torn tail of the newest one), and
+ * compaction), replay the live WALs into a memtable (cutting a torn tail of the newest one that holds records), and
  * start a new WAL. What is damage and what a crash left is decided by {@link RecoveryRules}.
  */
 public final class Recovery {
@@ -110,11 +110,12 @@ public final class Recovery {
     private static long replay(Path dir, List<Long> wals, long manifestSeq, Memtable memtable) throws IOException {
         long lastSeq = manifestSeq;
         RecoveryRules.SequenceCheck seqs = new RecoveryRules.SequenceCheck(manifestSeq);
+        int lastWithRecords = RecoveryRules.lastWalWithRecords(dir, wals);
         for (int i = 0; i < wals.size(); i++) {
             long number = wals.get(i);
             int index = i;
             boolean[] firstOp = {true};
-            ReplayResult r = WalReader.replay(FileNames.wal(dir, number), number, i == wals.size() - 1,
+            ReplayResult r = WalReader.replay(FileNames.wal(dir, number), number, i >= lastWithRecords,
                     (seq, type, key, koff, klen, value, voff, vlen) -> {
                         String gap = seqs.next(seq);
                         if (gap != null) {

@@ -3,8 +3,11 @@ package dev.remixdb.engine;
 import dev.remixdb.files.FileNames;
 import dev.remixdb.files.StoreDirectory;
 import dev.remixdb.version.Manifest;
+import dev.remixdb.wal.WalReader;
 
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The rules that tell a crash (which recovery repairs) from damage (which it refuses): one home for
@@ -40,6 +43,23 @@ public final class RecoveryRules {
     /** The message for {@link #firstWalMissing}. */
     public static String firstWalMissingMessage(Path dir) {
         return "the first live WAL named by " + dir.resolve(FileNames.MANIFEST) + " is missing";
+    }
+
+    /**
+     * The index in {@code wals} (live WAL numbers, oldest first) of the newest WAL that holds a
+     * record, or -1 when none does. That WAL and the ones after it may end in a torn record (a crash
+     * mid-append, or a write that failed when the disk filled up: the store then stops taking writes,
+     * but a memtable switch may already have created the next WAL, which never gets a record). A tear
+     * in an older WAL is damage: writes in later WALs would follow missing ones.
+     */
+    public static int lastWalWithRecords(Path dir, List<Long> wals) throws IOException {
+        for (int i = wals.size() - 1; i >= 0; i--) {
+            long number = wals.get(i);
+            if (WalReader.holdsRecords(FileNames.wal(dir, number), number)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.remixdb.wal.WalOp;
 import dev.remixdb.wal.WalWriter;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -612,7 +613,10 @@ public final class WritePipeline {
                 old.flush();
             } catch (IOException e) {
                 versions.fail(e);
-                Closeables.closeAll(List.of(next), e);
+                // The new WAL never gets a record: remove it, so that the old one, whose last record
+                // the failed write may have torn, stays the newest (recovery and verify also accept
+                // a torn WAL followed only by WALs without records, should the removal fail too).
+                Closeables.closeAll(List.<AutoCloseable>of(next, () -> Files.deleteIfExists(next.path())), e);
                 throw e;
             }
             wal = next;

@@ -125,6 +125,23 @@ public final class WalReader {
         }
     }
 
+    /**
+     * Whether the WAL at {@code path} holds a record: true when its first record is whole, and when
+     * the file is damaged in a way that is not a torn tail (so that a replay meets and reports the
+     * damage); false for a file that holds only its header, a torn first record, or a header being
+     * written. Reads the header and the first record only.
+     */
+    public static boolean holdsRecords(Path path, long expectedFileNumber) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+             WalInput in = new WalInput(path, channel, channel.size())) {
+            WalReader reader = new WalReader(path, in, (seq, type, key, ko, kl, value, vo, vl) -> { });
+            return reader.checkFileHeader(expectedFileNumber) && in.size() > FILE_HEADER_SIZE
+                    && reader.readRecord(FILE_HEADER_SIZE) >= 0;
+        } catch (CorruptionException e) {
+            return true;
+        }
+    }
+
     private ReplayResult run(long expectedFileNumber) throws IOException {
         if (!checkFileHeader(expectedFileNumber)) {
             return result(0);
