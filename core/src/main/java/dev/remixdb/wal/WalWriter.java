@@ -20,8 +20,10 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Appends records to a new write-ahead log file. One WAL belongs to one memtable; a record is a
@@ -66,18 +68,23 @@ import java.util.Objects;
  * suffix of the log: what replays is always the state after some write. {@link #append} writes one
  * record of its own at once.
  *
- * <p>Thread-safe: {@link #add}, {@link #append} and {@link #flush()} are serialized by this
- * object; {@link #sync()} may run while another thread adds (it then makes durable at least what
- * was added before it started). After an I/O error while writing, the file may end in a partial
- * record, so the writer refuses further writes; the engine then stops taking writes.
+ * <p>Thread-safe: {@link #add} and {@link #append} are serialized by this object. Writing to the
+ * file is serialized by a lock of its own and happens outside that monitor: a flush takes the
+ * buffer as it is and leaves an empty one in its place, so writers keep adding while the bytes
+ * before them are written (a writer used to wait for the whole write, up to a megabyte, each time
+ * the flusher ran). {@link #sync()} may run while another thread adds (it then makes durable at
+ * least what was added before it started). After an I/O error while writing, the file may end in a
+ * partial record, so the writer refuses further writes; the engine then stops taking writes.
  */
 public final class WalWriter implements AutoCloseable {
     /** A record shared by consecutive writes grows to about this much payload; then a new one starts. */
     static final int RECORD_TARGET = 256 << 10;
-    /** Buffered bytes at which {@link #add} writes them out itself. */
+    /** Buffered bytes at which {@link #add} writes them out itself, unless a flush is writing already. */
     static final int FLUSH_BYTES = 1 << 20;
+    /** Buffered bytes at which {@link #add} waits for a flush in progress and writes them out. */
+    static final int FORCE_FLUSH_BYTES = 4 * FLUSH_BYTES;
     /** A buffer that grew past this for a large write is given back after it is written. */
-    private static final int KEEP_BUFFER = 4 << 20;
+    private static final int KEEP_BUFFER = 2 * FORCE_FLUSH_BYTES;
 
     private final Path path;
     private final FileChannel channel;
@@ -86,8 +93,14 @@ public final class WalWriter implements AutoCloseable {
      * from different threads over time (whoever leads the group commit, the flusher).
      */
     private NativeBuffer buffer = NativeBuffer.shared(64 << 10);
-    /** File length written so far. */
+    /** The buffer a finished flush gave back, to take {@link #buffer}'s place at the next flush; or null. */
+    private NativeBuffer spare;
+    /** Serializes writes to the file, in log order; taken before this object's monitor, never after. */
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /** File length written so far (changed under {@link #writeLock} and the monitor). */
     private long written;
+    /** Bytes a flush took from the buffer and is writing now (under the monitor). */
+    private long writing;
     /** Where the open record's header starts in {@link #buffer}, or -1 when none is open. */
     private long openAt = -1;
     private long openFirstSeq;
@@ -134,7 +147,7 @@ public final class WalWriter implements AutoCloseable {
      * log, record headers included. Throws {@link IllegalArgumentException} for an empty list, a
      * negative first seq or ops over 1 GiB; nothing is added then.
      */
-    public synchronized long add(long firstSeq, List<WalOp> ops) throws IOException {
+    public long add(long firstSeq, List<WalOp> ops) throws IOException {
         return add(firstSeq, ops, null);
     }
 
@@ -158,7 +171,28 @@ public final class WalWriter implements AutoCloseable {
      * {@link #add(long, List)}, reading each op's key and value from {@code copies} where it gives a
      * segment (range deletes always from the op).
      */
-    public synchronized long add(long firstSeq, List<WalOp> ops, Copies copies) throws IOException {
+    public long add(long firstSeq, List<WalOp> ops, Copies copies) throws IOException {
+        long added;
+        long size;
+        synchronized (this) {
+            added = addLocked(firstSeq, ops, copies);
+            size = buffer.size();
+        }
+        // Outside the monitor: the file write must not hold up the next writer's add. While a flush
+        // is writing, a buffer over a megabyte waits for the next one, up to a bound.
+        if (size >= FORCE_FLUSH_BYTES) {
+            flush();
+        } else if (size >= FLUSH_BYTES && writeLock.tryLock()) {
+            try {
+                flush();
+            } finally {
+                writeLock.unlock();
+            }
+        }
+        return added;
+    }
+
+    private long addLocked(long firstSeq, List<WalOp> ops, Copies copies) throws IOException {
         long payload = checkWritable(firstSeq, ops);
         long before = buffer.size();
         if (openAt < 0 || firstSeq != openNextSeq || openPayload() + payload > RECORD_TARGET) {
@@ -175,9 +209,6 @@ public final class WalWriter implements AutoCloseable {
             bufferedSince = System.nanoTime();
         }
         buffered += added;
-        if (buffer.size() >= FLUSH_BYTES) {
-            flush();
-        }
         return added;
     }
 
@@ -185,10 +216,13 @@ public final class WalWriter implements AutoCloseable {
      * Appends {@code ops} as one record of its own and writes it to the file (with whatever was
      * buffered before it) before returning; not synced. Returns the bytes of the record.
      */
-    public synchronized long append(long firstSeq, List<WalOp> ops) throws IOException {
-        checkWritable(firstSeq, ops);
-        closeRecord();
-        long added = add(firstSeq, ops);
+    public long append(long firstSeq, List<WalOp> ops) throws IOException {
+        long added;
+        synchronized (this) {
+            checkWritable(firstSeq, ops);
+            closeRecord();
+            added = addLocked(firstSeq, ops, null);
+        }
         flush();
         return added;
     }
@@ -271,33 +305,60 @@ public final class WalWriter implements AutoCloseable {
      * Closes the open record and writes every buffered byte to the file (not synced). After a failed
      * write the writer takes nothing more.
      */
-    public synchronized void flush() throws IOException {
-        if (closed) {
-            return;  // close() flushed
-        }
-        if (failed) {
-            throw new IOException(path + ": an earlier write failed at offset " + written
-                    + "; what was buffered after it is lost", failure);
-        }
-        closeRecord();
-        long n = buffer.size();
-        if (n == 0) {
-            return;
-        }
-        failed = true;  // until all of it is written
+    public void flush() throws IOException {
+        writeLock.lock();
         try {
-            writeFully(buffer.segment().asSlice(0, n).asByteBuffer(), written);
+            if (closed) {
+                return;  // close() flushed
+            }
+            flushLocked();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** {@link #flush()} under {@link #writeLock}: takes the buffer, writes it outside the monitor. */
+    private void flushLocked() throws IOException {
+        NativeBuffer out;
+        long n;
+        long at;
+        synchronized (this) {
+            if (failed) {
+                throw new IOException(path + ": an earlier write failed at offset " + written
+                        + "; what was buffered after it is lost", failure);
+            }
+            closeRecord();
+            n = buffer.size();
+            if (n == 0) {
+                return;
+            }
+            out = buffer;
+            buffer = spare != null ? spare : NativeBuffer.shared(64 << 10);
+            spare = null;
+            writing = n;
+            at = written;
+            buffered = 0;
+        }
+        try {
+            writeFully(out.segment().asSlice(0, n).asByteBuffer(), at);
         } catch (IOException | RuntimeException e) {
-            failure = e;
+            synchronized (this) {
+                failed = true;
+                failure = e;
+                writing = 0;
+            }
+            out.close();
             throw e;
         }
-        failed = false;
-        written += n;
-        buffered = 0;
-        buffer.clear();
-        if (buffer.capacity() > KEEP_BUFFER) {
-            buffer.close();
-            buffer = NativeBuffer.shared(64 << 10);
+        synchronized (this) {
+            written = at + n;
+            writing = 0;
+            out.clear();
+            if (out.capacity() > KEEP_BUFFER) {
+                out.close();  // grown for a large write: the next flush makes a small one
+            } else {
+                spare = out;
+            }
         }
     }
 
@@ -337,17 +398,20 @@ public final class WalWriter implements AutoCloseable {
                 // Closed meanwhile: the close synced, or says why not.
             }
         }
-        synchronized (this) {  // waits for a close in progress
+        writeLock.lock();  // waits for a close in progress
+        try {
             if (closedUnsynced) {
                 throw new IOException(path + " was closed without a sync (after a failed write or sync);"
                         + " what it holds is not known to be durable");
             }
+        } finally {
+            writeLock.unlock();
         }
     }
 
     /** The log's length: the file header plus every record added, written or still buffered. */
     public synchronized long bytesWritten() {
-        return written + buffer.size();
+        return written + writing + buffer.size();
     }
 
     /** The WAL file. */
@@ -363,28 +427,43 @@ public final class WalWriter implements AutoCloseable {
 
     /** Writes what is buffered, syncs (unless a write failed) and closes the file. Idempotent. */
     @Override
-    public synchronized void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        Throwable failure = null;
+    public void close() throws IOException {
+        writeLock.lock();
         try {
-            flush();
-        } catch (IOException | RuntimeException e) {
-            failure = e;
-        }
-        closedUnsynced = true;
-        closed = true;
-        try {
-            if (!failed) {
-                channel.force(false);
-                closedUnsynced = false;
+            synchronized (this) {  // adds from now on see the writer closed: none can slip in after the last flush
+                if (closed) {
+                    return;
+                }
+                closedUnsynced = true;
+                closed = true;
             }
-        } catch (IOException | RuntimeException e) {
-            failure = Closeables.add(failure, e);
+            Throwable failure = null;
+            try {
+                flushLocked();
+            } catch (IOException | RuntimeException e) {
+                failure = e;
+            }
+            boolean writeFailed;
+            synchronized (this) {
+                writeFailed = failed;
+            }
+            try {
+                if (!writeFailed) {
+                    channel.force(false);
+                    closedUnsynced = false;
+                }
+            } catch (IOException | RuntimeException e) {
+                failure = Closeables.add(failure, e);
+            }
+            List<AutoCloseable> resources = new ArrayList<>(List.of(channel, buffer));
+            if (spare != null) {
+                resources.add(spare);
+            }
+            failure = Closeables.closeAll(resources, failure);
+            Closeables.rethrow(failure);
+        } finally {
+            writeLock.unlock();
         }
-        failure = Closeables.closeAll(List.of(channel, buffer), failure);
-        Closeables.rethrow(failure);
     }
 
     @Override

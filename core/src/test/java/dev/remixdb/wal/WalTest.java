@@ -18,8 +18,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32C;
 
 import static dev.remixdb.wal.WalFixture.assertSame;
@@ -256,6 +259,104 @@ class WalTest {
         });
         assertEquals(new ReplayResult(3, 5, 104, Files.size(path), 0), result);
         assertEquals(5, seen[0]);
+    }
+
+    /**
+     * Flushes write outside the writer's monitor while adds go on into a fresh buffer: with one thread
+     * adding (its own flushes at a megabyte included), one flushing in a loop and one syncing, the log
+     * must replay every op once, in order, and be exactly as long as the writer says.
+     */
+    @Test
+    void addsDuringFlushesAndSyncsReplayInOrder() throws Exception {
+        Path path = dir.resolve("f.wal");
+        Random random = new Random(11);
+        List<WalOp> all = new ArrayList<>();
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        long length;
+        try (WalWriter w = WalWriter.create(path, 8)) {
+            Runnable flusher = () -> {
+                try {
+                    while (!done.get()) {
+                        w.flush();
+                    }
+                } catch (Throwable t) {
+                    error.compareAndSet(null, t);
+                }
+            };
+            Runnable syncer = () -> {
+                try {
+                    while (!done.get()) {
+                        w.sync();
+                        Thread.sleep(2);
+                    }
+                } catch (Throwable t) {
+                    error.compareAndSet(null, t);
+                }
+            };
+            Thread f = Thread.ofPlatform().start(flusher);
+            Thread s = Thread.ofPlatform().start(syncer);
+            long seq = 1;
+            for (int i = 0; i < 6_000; i++) {
+                List<WalOp> ops = WalFixture.randomOps(random, 4, i % 100 == 0 ? 300_000 : 2_000);
+                w.add(seq, ops);
+                all.addAll(ops);
+                seq += ops.size();
+            }
+            done.set(true);
+            f.join();
+            s.join();
+            length = w.bytesWritten();
+        }
+        if (error.get() != null) {
+            throw new AssertionError("a flushing thread failed", error.get());
+        }
+        assertEquals(length, Files.size(path), "bytesWritten() counts every byte once");
+        List<Replayed> expected = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            WalOp op = all.get(i);
+            expected.add(new Replayed(i + 1, op.delete(), op.key(), op.value()));
+        }
+        List<Replayed> replayed = new ArrayList<>();
+        replay(path, 8, false, replayed);
+        WalFixture.assertSame(expected, replayed);
+    }
+
+    /** An add that returned before or during close() is in the log; one after it fails and adds nothing. */
+    @Test
+    void addsRacingCloseAreKeptOrRefused() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            Path path = dir.resolve("r" + round + ".wal");
+            WalWriter w = WalWriter.create(path, 9);
+            List<Long> acknowledged = Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> unexpected = new AtomicReference<>();
+            Thread adder = Thread.ofPlatform().start(() -> {
+                for (long seq = 1; ; seq++) {
+                    byte[] key = ByteBuffer.allocate(8).putLong(seq).array();
+                    try {
+                        w.add(seq, List.of(WalOp.put(key, new byte[(int) (seq % 3_000)])));
+                    } catch (IllegalStateException closed) {
+                        return;
+                    } catch (Throwable t) {
+                        unexpected.set(t);
+                        return;
+                    }
+                    acknowledged.add(seq);
+                }
+            });
+            Thread.sleep(round % 5);
+            w.close();
+            adder.join();
+            if (unexpected.get() != null) {
+                throw new AssertionError(unexpected.get());
+            }
+            List<Replayed> replayed = new ArrayList<>();
+            replay(path, 9, false, replayed);
+            assertEquals(acknowledged.size(), replayed.size(), "round " + round + ": every acknowledged add, nothing else");
+            for (int i = 0; i < replayed.size(); i++) {
+                assertEquals(i + 1, replayed.get(i).seq());
+            }
+        }
     }
 
     @Test
