@@ -80,6 +80,16 @@ final class LeafTree implements OrderedIndex {
     private final long[] pathNodes = new long[32];
     private final int[] pathIndex = new int[32];
     private int pathDepth;
+    /** Writer-only: the leaf the last insert went into. */
+    private long lastLeaf = NULL;
+    /**
+     * Writer-only: whether the last two inserts went into the same leaf. Then the next search first
+     * tries that leaf alone, which for ascending keys (sequential ids, timestamps) is the rightmost
+     * leaf every time: every level of a descent along the right edge has open fences, so each costs
+     * a comparison with an entry that is rarely cached, beside the count over 64 prefixes. Random
+     * keys seldom land in one leaf twice in a row, so they almost never pay for the try.
+     */
+    private boolean repeatLeaf;
 
     LeafTree(ChunkAllocator memory, Entries entries) {
         this.memory = memory;
@@ -454,6 +464,18 @@ final class LeafTree implements OrderedIndex {
      */
     @Override
     public long locate(MemorySegment key, long off, int len, long seq) {
+        if (repeatLeaf) {
+            long leaf = lastLeaf;
+            int count = count(leaf);
+            // A full leaf needs the path to its parents for a split: search from the root then.
+            if (count < LEAF_CAP && within(leaf, key, off, len, seq)) {
+                int slot = rank(leaf, count, LEAF_CAP, key, off, len, seq, true, true);
+                pathNodes[0] = leaf;
+                pathIndex[0] = slot;
+                pathDepth = 0;
+                return slot < count ? handleAt(leaf, slot, LEAF_CAP) : NULL;
+            }
+        }
         long node = root;
         int depth = 0;
         while (level(node) > 0) {
@@ -486,6 +508,17 @@ final class LeafTree implements OrderedIndex {
             }
         }
         insertSlot(leaf, slot, e, NULL);
+        repeatLeaf = leaf == lastLeaf;
+        lastLeaf = leaf;
+    }
+
+    /**
+     * Whether (key, seq) lies between the fences of {@code leaf}, where a search from the root would
+     * also lead: at or after its low fence (separators send equal keys right) and before its high one.
+     */
+    private boolean within(long leaf, MemorySegment key, long off, int len, long seq) {
+        long low = low(leaf);
+        return (low == NULL || compareTo(key, off, len, seq, low) >= 0) && !pastHigh(leaf, key, off, len, seq);
     }
 
     /**

@@ -176,7 +176,8 @@ public final class Memtable implements AutoCloseable {
         }
         ordered.insert(e, key, keyOff, keyLen, seq);
         if (pointIndexed) {
-            index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this);
+            // A seq above every one added so far (every write but a compaction's re-insert) is its key's newest.
+            index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this, seq > maxSeq);
         }
         entryCount = entryCount + 1;
         dataBytes = dataBytes + keyLen + valueLen;

@@ -105,12 +105,16 @@ final class PointIndex implements AutoCloseable {
 
     /**
      * Records {@code node} as the newest version of its key unless the index already holds a version
-     * with a larger seq (an aborted compaction puts older versions back). Writer only.
+     * with a larger seq (an aborted compaction puts older versions back). {@code newest}: the caller
+     * knows that no version of the key has a larger seq (it is the largest seq the memtable has seen),
+     * which spares a probe of a table being emptied. Writer only.
      */
-    void put(long hash, long node, Memtable owner) {
+    void put(long hash, long node, Memtable owner, boolean newest) {
         Table o = old;
         if (o != null) {
             migrate(owner);
+        }
+        if (o != null && !newest) {
             // The old table may hold a newer version of the key (this put may be an older version an
             // aborted compaction puts back): the new table, which readers ask first, must get that.
             long prior = lookup(o, hash, node, owner);

@@ -114,6 +114,57 @@ class MemtableIndexTest {
         }
     }
 
+    /**
+     * Inserts that follow each other into one leaf take a shortcut past the root (the tree's
+     * repeat-leaf search). Here every pattern that exercises it and its way out: ascending keys
+     * (always the rightmost leaf, split after split), descending keys (the leftmost), new versions of
+     * keys just written, two interleaved ascending streams, ascending runs that restart lower, keys
+     * that stop sharing the leaf's prefix, and random keys between, which must fall back to the
+     * search from the root. Out-of-order seqs are mixed in (re-inserted older versions).
+     */
+    @ParameterizedTest
+    @EnumSource(Memtable.IndexKind.class)
+    void orderedAndClusteredInsertsMatchTheModel(Memtable.IndexKind kind) {
+        SplittableRandom rnd = new SplittableRandom(99);
+        try (Memtable m = new Memtable(1 << 20, kind)) {
+            MemtableModel model = new MemtableModel();
+            long seq = 1_000_000;
+            for (int i = 0; i < 6_000; i++) {
+                add(m, model, String.format("user%012d", i).getBytes(), seq++, rnd);
+                if (i % 7 == 0) {  // a newer version of the key just written: lands before the older one
+                    add(m, model, String.format("user%012d", i).getBytes(), seq++, rnd);
+                }
+                if (i % 13 == 0) {  // an older version of it, as a re-insert after an aborted compaction
+                    add(m, model, String.format("user%012d", i).getBytes(), 1 + i, rnd);
+                }
+            }
+            for (int i = 6_000; i > 0; i--) {
+                add(m, model, String.format("aaaa%012d", i).getBytes(), seq++, rnd);
+            }
+            for (int i = 0; i < 4_000; i++) {
+                add(m, model, String.format("s1/%010d", i).getBytes(), seq++, rnd);
+                add(m, model, String.format("s2/%010d", i).getBytes(), seq++, rnd);
+            }
+            for (int run = 0; run < 20; run++) {
+                int start = rnd.nextInt(50_000);
+                for (int i = 0; i < 150; i++) {
+                    add(m, model, String.format("user%012d", start + 3 * i + 1).getBytes(), seq++, rnd);
+                }
+                for (int i = 0; i < 20; i++) {
+                    add(m, model, String.format("%016x", rnd.nextLong()).getBytes(), seq++, rnd);
+                }
+            }
+            for (int i = 0; i < 300; i++) {  // past the shared prefix at the right edge, then before it
+                add(m, model, ("user" + "9".repeat(12) + "/" + i).getBytes(), seq++, rnd);
+                add(m, model, ("use" + (char) ('a' + i % 20) + i).getBytes(), seq++, rnd);
+            }
+            List<byte[]> probes = MemtableModel.probes(model.keys());
+            for (long snapshot : new long[] {Long.MAX_VALUE, seq - 300}) {
+                new CursorChecker(m, model, snapshot).checkAll(probes);
+            }
+        }
+    }
+
     private static void add(Memtable m, MemtableModel model, byte[] key, long seq, SplittableRandom rnd) {
         boolean tombstone = rnd.nextInt(8) == 0;
         model.add(seq, key, tombstone ? null : value(seq));
