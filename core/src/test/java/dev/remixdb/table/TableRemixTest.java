@@ -117,12 +117,7 @@ class TableRemixTest {
         List<List<Kv>> runs = datasets(rnd);
         CountingReader counting = new CountingReader(new FileChannelBlockReader());
         try (TableFixture f = new TableFixture(dir, 256 * 1024)) {
-            List<Table> tables = new ArrayList<>();
-            for (int r = 0; r < runs.size(); r++) {
-                f.write("t" + r, runs.get(r), TableOptions.DEFAULT);
-                Table t = Table.open(100 + r, dir.resolve("t" + r), counting, f.cache);
-                tables.add(t);
-            }
+            List<Table> tables = openCounted(f, runs, counting, 100);
             Table newest = tables.getLast();
             try (Remix old = Remix.build(tables.subList(0, 3), RemixConfig.DEFAULT)) {
                 counting.reads.clear();
@@ -157,6 +152,65 @@ class TableRemixTest {
                 }
             }
         }
+    }
+
+    /**
+     * A build over tables takes their keys from the keys blocks, one read per table and no data
+     * block (a compaction that just wrote the tables does not read them all again), and indexes
+     * every version as the model says.
+     */
+    @Test
+    void aBuildReadsOnlyTheKeysBlocks() throws IOException {
+        Random rnd = new Random(7);
+        List<List<Kv>> runs = datasets(rnd);
+        CountingReader counting = new CountingReader(new FileChannelBlockReader());
+        try (TableFixture f = new TableFixture(dir, 256 * 1024)) {
+            List<Table> tables = openCounted(f, runs, counting, 200);
+            try {
+                counting.reads.clear();
+                try (Remix remix = Remix.build(tables, RemixConfig.DEFAULT)) {
+                    for (Table t : tables) {
+                        List<Long> offsets = counting.reads.stream()
+                                .filter(r -> r.file().path().equals(t.path())).map(BlockRead::offset).toList();
+                        assertEquals(List.of(t.keysBlockOffset()), offsets, t.path() + ": reads of a table by a build");
+                    }
+                    List<String> expected = new ArrayList<>();
+                    TreeMap<byte[], List<Integer>> versions = new TreeMap<>(Arrays::compareUnsigned);
+                    for (int r = runs.size() - 1; r >= 0; r--) {
+                        for (Kv kv : runs.get(r)) {
+                            versions.computeIfAbsent(kv.key(), k -> new ArrayList<>()).add(r);
+                        }
+                    }
+                    for (Map.Entry<byte[], List<Integer>> e : versions.entrySet()) {
+                        for (int run : e.getValue()) {
+                            expected.add(Arrays.toString(e.getKey()) + "@" + run);
+                        }
+                    }
+                    List<String> actual = new ArrayList<>();
+                    try (RemixCursor c = remix.cursor(Mode.ALL_VERSIONS)) {
+                        for (c.seekToFirst(); c.isValid(); c.next()) {
+                            actual.add(Arrays.toString(c.keyBytes()) + "@" + c.runId());
+                        }
+                    }
+                    assertEquals(expected, actual, "every version, newest run first");
+                }
+            } finally {
+                for (Table t : tables) {
+                    t.close();
+                }
+            }
+        }
+    }
+
+    /** Writes one table per run (files t0, t1, ...) and opens them numbered from {@code firstNumber}, reading through {@code counting}. */
+    private List<Table> openCounted(TableFixture f, List<List<Kv>> runs, CountingReader counting, long firstNumber)
+            throws IOException {
+        List<Table> tables = new ArrayList<>();
+        for (int r = 0; r < runs.size(); r++) {
+            f.write("t" + r, runs.get(r), TableOptions.DEFAULT);
+            tables.add(Table.open(firstNumber + r, dir.resolve("t" + r), counting, f.cache));
+        }
+        return tables;
     }
 
     private static List<String> scan(Remix remix) {

@@ -6,6 +6,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A REMIX (REMIX §3): a sorted view over H runs, cut into segments of D slots. Per segment it keeps
@@ -183,6 +184,16 @@ public final class Remix implements AutoCloseable {
     /** Native memory held: the metadata plus the derived anchor heads. */
     public long memoryBytes() {
         return metadataBytes() + heads.byteSize();
+    }
+
+    /**
+     * A copy of the anchor of {@code segment}: every key of the segments before it is smaller, every
+     * key from it on is at least as large (a point to cut the sorted view at, by key).
+     */
+    public byte[] anchorKey(long segment) {
+        checkOpen();
+        Objects.checkIndex(segment, segmentCount);
+        return anchorBytes.asSlice(anchorStart(segment), anchorLength(segment)).toArray(ValueLayout.JAVA_BYTE);
     }
 
     /** Total bytes of anchor keys. */

@@ -6,8 +6,14 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
- * Builds a REMIX from scratch: a k-way merge of the runs (min-heap on key, newer run first on
+ * Builds a REMIX from scratch: a k-way merge of the runs' keys (min-heap on key, newer run first on
  * ties), grouping the versions of each key and packing them with {@link SegmentPacker}.
+ *
+ * <p>The keys come from the runs' {@link KeySource}s when every run has a compressed keys block and
+ * they fit in {@link RemixRebuilder#MAX_KEYS_BLOCK_BYTES} (a table's keys block holds its keys in a
+ * few bytes each: a build then reads no data block, where it used to read the whole partition
+ * again right after a compaction wrote it), otherwise through scan cursors over the data blocks.
+ * Each run's address (block, index) is counted along from the runs' per-block key counts.
  */
 final class RemixBuilder {
     private RemixBuilder() {}
@@ -15,23 +21,29 @@ final class RemixBuilder {
     static Remix build(List<? extends Run> runs, RemixConfig config) {
         int h = runs.size();
         SegmentPacker.checkRunCount(h, config);
-        RunCursor[] cursors = new RunCursor[h];
+        KeySource[] keys = new KeySource[h];
         try (SegmentPacker packer = new SegmentPacker(h, config);
              NativeBuffer prevKey = NativeBuffer.confined(256)) {
-            RunHeap heap = new RunHeap(cursors);
+            boolean fromKeysBlocks = !runs.isEmpty() && RemixRebuilder.keysBlocksFit(runs);
+            int[] addresses = new int[h];
+            RunHeap heap = new RunHeap(keys);
             for (int r = 0; r < h; r++) {
-                cursors[r] = runs.get(r).newCursor();
-                cursors[r].seekTo(RunAddress.of(0, 0));
-                if (cursors[r].isValid()) {
+                // A build reads every key of every run once, in order: through the cache it would
+                // pull the whole partition in, evicting what readers use (and, while the cache is
+                // still filling, touching fresh memory for each slot), for blocks read only once.
+                keys[r] = fromKeysBlocks ? runs.get(r).keySource() : KeySource.fromCursor(runs.get(r).newScanCursor());
+                addresses[r] = RunAddress.of(0, 0);
+                if (keys[r].next()) {
                     heap.push(r);
+                } else {
+                    addresses[r] = runs.get(r).endAddress();
                 }
             }
-            int[] addresses = new int[h];
             int[] group = new int[h];
             boolean tags = config.tags();
             while (!heap.isEmpty()) {
                 int top = heap.pop();
-                RunCursor c = cursors[top];
+                KeySource c = keys[top];
                 int versions = 0;
                 group[versions++] = top;
                 while (!heap.isEmpty() && heap.peekEqualsKey(top)) {
@@ -41,27 +53,26 @@ final class RemixBuilder {
                 long koff = c.keyOffset();
                 int klen = c.keyLength();
                 if (packer.free() < versions) {
-                    for (int r = 0; r < h; r++) {
-                        addresses[r] = cursors[r].address();
-                    }
                     packer.startSegment(prevKey.segment(), 0, (int) prevKey.size(), key, koff, klen, addresses);
                 }
                 byte tag = tags ? Keys.tag(key, koff, klen) : 0;
                 for (int i = 0; i < versions; i++) {
                     int r = group[i];
-                    int sel = r | (cursors[r].isTombstone() ? Selectors.TOMBSTONE : 0) | (i > 0 ? Selectors.STALE : 0);
+                    int sel = r | (keys[r].isTombstone() ? Selectors.TOMBSTONE : 0) | (i > 0 ? Selectors.STALE : 0);
                     packer.add(sel, tag);
                 }
                 prevKey.truncate(0);
                 prevKey.put(key, koff, klen);
                 for (int i = 0; i < versions; i++) {
                     int r = group[i];
-                    RunCursor rc = cursors[r];
-                    rc.next();
-                    if (rc.isValid()) {
-                        if (rc.compareKey(prevKey.segment(), 0, (int) prevKey.size()) <= 0) {
+                    KeySource rc = keys[r];
+                    int before = addresses[r];
+                    addresses[r] = RunAddress.advance(runs.get(r), before, 1);
+                    if (rc.next()) {
+                        if (Keys.compare(rc.keySegment(), rc.keyOffset(), rc.keyLength(), prevKey.segment(), 0,
+                                (int) prevKey.size()) <= 0) {
                             throw new IllegalArgumentException("run " + r + " is not strictly increasing at "
-                                    + RunAddress.toString(rc.address()));
+                                    + RunAddress.toString(addresses[r]));
                         }
                         heap.push(r);
                     }
@@ -69,21 +80,21 @@ final class RemixBuilder {
             }
             return packer.finish(runs);
         } finally {
-            for (RunCursor c : cursors) {
-                if (c != null) {
-                    c.close();
+            for (KeySource k : keys) {
+                if (k != null) {
+                    k.close();
                 }
             }
         }
     }
 
-    /** A binary min-heap of run ids ordered by their cursors' keys, newer (higher) run first on ties. */
+    /** A binary min-heap of run ids ordered by their current keys, newer (higher) run first on ties. */
     static final class RunHeap {
-        private final RunCursor[] cursors;
+        private final KeySource[] cursors;
         private final int[] heap;
         private int size;
 
-        RunHeap(RunCursor[] cursors) {
+        RunHeap(KeySource[] cursors) {
             this.cursors = cursors;
             this.heap = new int[Math.max(1, cursors.length)];
         }
@@ -93,15 +104,15 @@ final class RemixBuilder {
         }
 
         boolean peekEqualsKey(int run) {
-            RunCursor a = cursors[heap[0]];
-            RunCursor b = cursors[run];
+            KeySource a = cursors[heap[0]];
+            KeySource b = cursors[run];
             return Keys.compare(a.keySegment(), a.keyOffset(), a.keyLength(),
                     b.keySegment(), b.keyOffset(), b.keyLength()) == 0;
         }
 
         private boolean less(int x, int y) {
-            RunCursor a = cursors[x];
-            RunCursor b = cursors[y];
+            KeySource a = cursors[x];
+            KeySource b = cursors[y];
             int c = Keys.compare(a.keySegment(), a.keyOffset(), a.keyLength(),
                     b.keySegment(), b.keyOffset(), b.keyLength());
             return c < 0 || (c == 0 && x > y);

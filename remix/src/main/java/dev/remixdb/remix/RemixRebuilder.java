@@ -18,9 +18,13 @@ import java.util.List;
  *     the old anchors, then a binary search inside one segment reads about log2(D) keys — and as the
  *     first and previous keys of a new segment's anchor, unless the old anchor can be reused.</li>
  * <li>Where the old keys come from: when the new keys are many for the old segments (they will land
- *     in most of them) and every old run has a keys block, from the keys blocks, decoded in order
- *     ({@link OldKeys}), as long as those fit in {@link #MAX_KEYS_BLOCK_BYTES}; otherwise through
- *     the runs' data blocks, which for a few new keys reads less.</li>
+ *     in most of them) and every old run has a keys block, from the keys blocks, as long as those fit
+ *     in {@link #MAX_KEYS_BLOCK_BYTES}; otherwise through the runs' data blocks, which for a few new
+ *     keys reads less. From the keys blocks the merge is <em>sequential</em>: each old run's keys are
+ *     decoded once, in order, and the old key at the merge position is always the current key of its
+ *     run's key source, so the search inside a segment is a linear walk that compares keys where
+ *     they were decoded, without copying them or seeking back (a prefix-compressed keys block can
+ *     only be read forwards). A key is copied only when a new segment starts after it.</li>
  * <li>The packing is the same greedy packing as {@link RemixBuilder}, so the result is identical to
  *     a fresh build over all runs.</li>
  * </ul>
@@ -37,8 +41,18 @@ final class RemixRebuilder {
     private final int[] addresses;
     private final NativeBuffer prevKey = NativeBuffer.confined(256);
     private final boolean tags;
-    /** The old keys from the runs' keys blocks, or null to read them through {@link #oldCursors}. */
-    private final OldKeys keysBlocks;
+    /**
+     * Sequential mode: the old runs' key sources (keys blocks). Each shows the key of its run's first
+     * slot not yet copied, except the runs of {@link #pending}, which still show the key of the
+     * last old group copied. Null: old keys are read through {@link #oldCursors} (null when these are set).
+     */
+    private final KeySource[] oldSources;
+    /** Sequential mode: whether each old source has a current key (false once it is exhausted). */
+    private final boolean[] oldSourceHasKey;
+    /** Sequential mode: bit r set when old run r is in the last old group copied and not advanced since. */
+    private long pending;
+    /** Sequential mode: whether {@link #prevKey} holds the key before the merge position. */
+    private boolean prevInBuffer;
     private NewKeys fresh;
 
     // The old key read last (readOld).
@@ -69,8 +83,6 @@ final class RemixRebuilder {
      * keys blocks approach the tables' size, and the data blocks cost little more.
      */
     static final long MAX_KEYS_BLOCK_BYTES = 64L << 20;
-    /** Old keys kept per run behind the furthest one decoded (see {@link OldKeys}). */
-    static final int KEY_WINDOW = 256;
 
     private RemixRebuilder(Remix old, int totalRuns, long newKeys, Boolean fromKeysBlocks, RebuildStats stats) {
         this.old = old;
@@ -79,17 +91,36 @@ final class RemixRebuilder {
         this.segmentSize = old.segmentSize();
         this.oldSegments = old.segmentCount();
         this.tags = old.hasTags();
-        this.oldCursors = new RunCursor[oldRuns];
-        // The rebuild reads the old runs once, in key order: past the block cache, so that it does not
-        // push out the blocks readers use.
-        for (int r = 0; r < oldRuns; r++) {
+        boolean useKeys = fromKeysBlocks != null ? fromKeysBlocks
+                : oldSegments > 0 && newKeys * SEGMENTS_PER_NEW_KEY >= oldSegments && keysBlocksFit(old.runs());
+        this.oldSources = useKeys ? new KeySource[oldRuns] : null;
+        this.oldSourceHasKey = useKeys ? new boolean[oldRuns] : null;
+        // Through the data blocks the rebuild reads the old runs once, in key order: past the block
+        // cache, so that it does not push out the blocks readers use.
+        this.oldCursors = useKeys ? null : new RunCursor[oldRuns];
+        for (int r = 0; !useKeys && r < oldRuns; r++) {
             oldCursors[r] = old.run(r).newScanCursor();
         }
         this.packer = new SegmentPacker(totalRuns, new RemixConfig(segmentSize, tags));
         this.addresses = new int[totalRuns];
-        boolean useKeys = fromKeysBlocks != null ? fromKeysBlocks
-                : oldSegments > 0 && newKeys * SEGMENTS_PER_NEW_KEY >= oldSegments && keysBlocksFit(old.runs());
-        this.keysBlocks = useKeys ? new OldKeys(old.runs().toArray(new Run[0]), oldCursors, KEY_WINDOW) : null;
+    }
+
+    /** Sequential mode: opens the old runs' key sources, each on its first key. */
+    private void openOldSources() {
+        prevInBuffer = true;  // empty: no key before the first one
+        for (int r = 0; r < oldRuns; r++) {
+            oldSources[r] = old.run(r).keySource();
+            advanceOld(r);
+        }
+    }
+
+    /** Sequential mode: moves old run r's source to its next key. */
+    private void advanceOld(int r) {
+        oldSourceHasKey[r] = oldSources[r].next();
+        if (oldSourceHasKey[r]) {
+            stats.oldKeysRead++;
+            stats.oldKeysFromKeysBlocks++;
+        }
     }
 
     /**
@@ -135,13 +166,16 @@ final class RemixRebuilder {
 
     private Remix merge(NewKeys newKeys, List<Run> all) {
         fresh = newKeys;
+        if (oldSources != null) {
+            openOldSources();
+        }
         oldSeg = 0;
         oldSlot = 0;
         oldUsed = oldSegments > 0 ? old.usedSlots(0, counter) : 0;
         while (fresh.next()) {
             MemorySegment key = fresh.key();
             int klen = fresh.keyLength();
-            boolean equal = emitOldBefore(key, klen);
+            boolean equal = oldSources != null ? emitOldBeforeSequential(key, klen) : emitOldBefore(key, klen);
             int oldGroup = equal ? oldGroupSize() : 0;
             int versions = fresh.versions();
             if (packer.free() < versions + oldGroup) {
@@ -160,11 +194,82 @@ final class RemixRebuilder {
             prevKey.truncate(0);
             prevKey.put(key, 0, klen);
             prevIsOld = false;
+            prevInBuffer = true;
         }
         while (oldSeg < oldSegments) {
             emitOldGroup();
         }
+        if (oldSources != null) {
+            checkOldSourcesEnd();
+        }
         return packer.finish(all);
+    }
+
+    /**
+     * Sequential mode: emits the old groups whose keys are {@code < key}; returns whether the next old
+     * group has exactly {@code key}. Whole segments before the one whose anchor is the last at or
+     * before {@code key} are passed without a comparison; inside that segment the old groups are
+     * compared one by one, as their keys come out of the key sources.
+     */
+    private boolean emitOldBeforeSequential(MemorySegment key, int klen) {
+        if (!emitSegmentsBefore(key, klen)) {
+            return false;
+        }
+        long target = oldSeg;
+        while (oldSeg == target) {
+            readCurrentOld();
+            stats.keyComparisons++;
+            int cmp = Keys.compare(oldKey, oldKeyOffset, oldKeyLength, key, 0, klen);
+            if (cmp >= 0) {
+                return cmp == 0;
+            }
+            emitOldGroup();
+        }
+        // Off the target segment: the next old key is >= the next anchor > key.
+        return false;
+    }
+
+    /** Sequential mode: makes the old key at the merge position current ({@link #oldKey}). */
+    private void readCurrentOld() {
+        int r = Selectors.run(oldSelector(oldSeg, oldSlot));
+        long bit = 1L << r;
+        if ((pending & bit) != 0) {
+            if (!prevInBuffer) {
+                // The source still shows the key before the merge position: a segment may start here.
+                KeySource s = oldSources[r];
+                prevKey.truncate(0);
+                prevKey.put(s.keySegment(), s.keyOffset(), s.keyLength());
+                prevInBuffer = true;
+            }
+            pending &= ~bit;
+            advanceOld(r);
+        }
+        if (!oldSourceHasKey[r]) {
+            throw new IllegalStateException("old run " + r + " has fewer keys than the REMIX being rebuilt lists"
+                    + " (segment " + oldSeg + ", slot " + oldSlot + ")");
+        }
+        KeySource s = oldSources[r];
+        oldKey = s.keySegment();
+        oldKeyOffset = s.keyOffset();
+        oldKeyLength = s.keyLength();
+    }
+
+    /** Sequential mode, when a group is copied: the runs still on the previous group move on. */
+    private void advancePending() {
+        for (long p = pending; p != 0; p &= p - 1) {
+            advanceOld(Long.numberOfTrailingZeros(p));
+        }
+        pending = 0;
+    }
+
+    /** Sequential mode, at the end: every old key was met, and no run holds more. */
+    private void checkOldSourcesEnd() {
+        advancePending();
+        for (int r = 0; r < oldRuns; r++) {
+            if (oldSourceHasKey[r]) {
+                throw new IllegalStateException("old run " + r + " has more keys than the REMIX being rebuilt lists");
+            }
+        }
     }
 
     /**
@@ -172,13 +277,8 @@ final class RemixRebuilder {
      * exactly {@code key}.
      */
     private boolean emitOldBefore(MemorySegment key, int klen) {
-        if (oldSeg >= oldSegments) {
+        if (!emitSegmentsBefore(key, klen)) {
             return false;
-        }
-        // The last old segment whose anchor is <= key: every slot before it is < key.
-        long target = lastSegmentAtOrBefore(key, klen);
-        while (oldSeg < target) {
-            emitOldGroup();
         }
         // Binary search inside the target segment, from the current slot.
         int lo = oldSlot;
@@ -202,6 +302,21 @@ final class RemixRebuilder {
         }
         // When the search ran off the segment, the next old key is >= the next anchor > key.
         return oldSeg == seg && lo < oldUsed && equalAtHi;
+    }
+
+    /**
+     * Emits the old groups of the segments before the last old segment whose anchor is
+     * {@code <= key} (every slot there is {@code < key}); false when no old slot is left.
+     */
+    private boolean emitSegmentsBefore(MemorySegment key, int klen) {
+        if (oldSeg >= oldSegments) {
+            return false;
+        }
+        long target = lastSegmentAtOrBefore(key, klen);
+        while (oldSeg < target) {
+            emitOldGroup();
+        }
+        return true;
     }
 
     private long lastSegmentAtOrBefore(MemorySegment key, int klen) {
@@ -251,7 +366,11 @@ final class RemixRebuilder {
                 packer.startSegment(old.anchorBytes(), old.anchorStart(oldSeg), old.anchorLength(oldSeg), addresses);
             } else {
                 resolvePrev();
-                readOld(oldSeg, oldSlot);
+                if (oldSources != null) {
+                    readCurrentOld();
+                } else {
+                    readOld(oldSeg, oldSlot);
+                }
                 packer.startSegment(prevKey.segment(), 0, (int) prevKey.size(),
                         oldKey, oldKeyOffset, oldKeyLength, addresses);
             }
@@ -264,6 +383,15 @@ final class RemixRebuilder {
 
     /** Copies {@code g} old slots at the current position, OR-ing {@code extraBits} into each selector. */
     private void copyOldGroup(int g, int extraBits) {
+        if (oldSources != null) {
+            // The group's key becomes the one before the merge position; each of its slots is the
+            // current key of its run (the runs of the previous group move on first).
+            advancePending();
+            for (int i = 0; i < g; i++) {
+                pending |= 1L << Selectors.run(old.selector(oldSeg, oldSlot + i));
+            }
+            prevInBuffer = false;
+        }
         for (int i = 0; i < g; i++) {
             byte tag = tags ? old.tag(oldSeg, oldSlot + i) : 0;
             packer.add(old.selector(oldSeg, oldSlot + i) | extraBits, tag);
@@ -279,6 +407,15 @@ final class RemixRebuilder {
 
     /** Makes {@link #prevKey} hold the key before the next segment start, reading it if it is old. */
     private MemorySegment resolvePrev() {
+        if (oldSources != null) {
+            if (!prevInBuffer) {
+                KeySource s = oldSources[Long.numberOfTrailingZeros(pending)];
+                prevKey.truncate(0);
+                prevKey.put(s.keySegment(), s.keyOffset(), s.keyLength());
+                prevInBuffer = true;
+            }
+            return prevKey.segment();
+        }
         if (prevIsOld) {
             readOld(prevSeg, prevSlot);
             prevKey.truncate(0);
@@ -308,13 +445,6 @@ final class RemixRebuilder {
         int r = Selectors.run(oldSelector(seg, slot));
         int k = counter.count(old.records(), old.selectorsAt(seg), slot, r);
         stats.oldKeysRead++;
-        if (keysBlocks != null) {
-            keysBlocks.load(r, old.cursorOffset(seg, r), k);
-            oldKey = keysBlocks.segment();
-            oldKeyOffset = keysBlocks.offset();
-            oldKeyLength = keysBlocks.length();
-            return;
-        }
         RunCursor c = oldCursors[r];
         c.seekTo(old.cursorOffset(seg, r));
         if (k > 0) {
@@ -326,12 +456,17 @@ final class RemixRebuilder {
     }
 
     private void close() {
-        if (keysBlocks != null) {
-            stats.oldKeysFromKeysBlocks += keysBlocks.fromKeys();
-            keysBlocks.close();
+        if (oldSources != null) {
+            for (KeySource s : oldSources) {
+                if (s != null) {
+                    s.close();
+                }
+            }
         }
-        for (RunCursor c : oldCursors) {
-            c.close();
+        if (oldCursors != null) {
+            for (RunCursor c : oldCursors) {
+                c.close();
+            }
         }
         packer.close();
         prevKey.close();

@@ -220,53 +220,6 @@ class RemixRebuildTest {
     }
 
     /**
-     * Old keys asked for in the rebuild's pattern (forward, with steps back inside a segment) and in
-     * a random one, some far behind: {@link OldKeys} gives the key a run cursor gives at the same
-     * address, from its window or, behind it, through the cursor.
-     */
-    @Test
-    void oldKeysMatchTheRunsAtEveryAddress() {
-        RandomRuns r = new RandomRuns(5);
-        Dataset data = r.runs(r.mixedKeys(3000), 3, 1200);
-        List<MemoryRun> runs = RemixFixture.openRuns(data, 256);
-        Random rnd = new Random(9);
-        try {
-            Run[] array = runs.toArray(new Run[0]);
-            RunCursor[] cursors = new RunCursor[array.length];
-            for (int i = 0; i < array.length; i++) {
-                cursors[i] = array[i].newScanCursor();
-            }
-            try (OldKeys keys = new OldKeys(array, cursors, 8)) {
-                long[] at = new long[array.length];
-                for (int step = 0; step < 20_000; step++) {
-                    int run = rnd.nextInt(array.length);
-                    long count = array[run].keyCount();
-                    if (count == 0) {
-                        continue;
-                    }
-                    long ordinal = rnd.nextInt(10) == 0 ? rnd.nextLong(count)   // anywhere, often far back
-                            : Math.max(0, Math.min(count - 1, at[run] + rnd.nextInt(12) - 4));
-                    at[run] = Math.max(at[run], ordinal);
-                    int base = RunAddress.advance(array[run], RunAddress.of(0, 0), ordinal / 2);
-                    int k = (int) (ordinal - ordinal / 2);
-                    keys.load(run, base, k);
-                    byte[] expected = data.runs().get(run).get((int) ordinal).key();
-                    byte[] actual = keys.segment().asSlice(keys.offset(), keys.length()).toArray(ValueLayout.JAVA_BYTE);
-                    assertTrue(Arrays.equals(expected, actual), "run " + run + ", key " + ordinal);
-                }
-                assertTrue(keys.fromKeys() > 0 && keys.fromCursors() > 0,
-                        "both paths taken: " + keys.fromKeys() + " from keys, " + keys.fromCursors() + " from cursors");
-            } finally {
-                for (RunCursor c : cursors) {
-                    c.close();
-                }
-            }
-        } finally {
-            RemixFixture.closeAll(runs);
-        }
-    }
-
-    /**
      * A new key that lands just before an old segment's first key changes the key before it, so the
      * old anchor cannot be reused: here segment 0 has one free slot, which takes the new key "bbba",
      * and the next segment still starts at "bbbb", whose anchor must grow from "b" to "bbbb".

@@ -36,9 +36,20 @@ class SelectorCounterTest {
         boolean module = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
         assertEquals(module, SelectorCounters.vector().isPresent());
         if (module && Boolean.parseBoolean(System.getProperty("remixdb.vector", "true"))) {
-            assertTrue(SelectorCounters.get().name().startsWith("vector"), SelectorCounters.get().name());
+            // Scalar while the vector loops warm up, then the vector ones: the switch must happen.
+            SelectorCounter chosen = SelectorCounters.get();
+            long deadline = System.nanoTime() + 90_000_000_000L;
+            while (!SelectorCounters.vectorInUse() && System.nanoTime() < deadline) {
+                assertEquals(3, chosen.count(SELECTORS_3_OF_RUN_1, 0, 5, 1), "counts while warming up");
+                Thread.onSpinWait();
+            }
+            assertTrue(SelectorCounters.vectorInUse(), "still " + chosen.name() + " after 90 s");
+            assertTrue(chosen.name().startsWith("vector"), chosen.name());
+            assertEquals(3, chosen.count(SELECTORS_3_OF_RUN_1, 0, 5, 1), "counts once warm");
         }
     }
+
+    private static final MemorySegment SELECTORS_3_OF_RUN_1 = MemorySegment.ofArray(new byte[] {1, 2, 1, 0, 1});
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("counters")
