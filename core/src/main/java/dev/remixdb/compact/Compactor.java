@@ -226,7 +226,7 @@ public final class Compactor {
             rewritten[i] = plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort);
             if (rewritten[i]) {
                 PartitionJob job = new PartitionJob(files, config.policy().splitTables(), version.partition(i),
-                        upper(version, i), imm.memtable(), plans[i]);
+                        upper(version, i), imm.memtable(), plans[i], workers);
                 jobs.add(workers.submit(job::run));
             }
         }

@@ -9,6 +9,7 @@ import dev.remixdb.cursor.VersionSource;
 import dev.remixdb.files.FileNames;
 import dev.remixdb.memtable.Memtable;
 import dev.remixdb.memtable.RangeTombstone;
+import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.RebuildStats;
 import dev.remixdb.remix.Remix;
 import dev.remixdb.remix.RemixConfig;
@@ -24,6 +25,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Carries out one partition's compaction plan (REMIX §4.2) against a frozen memtable, producing
@@ -58,12 +64,24 @@ final class PartitionJob {
     private final byte[] upper;
     private final Memtable imm;
     private final CompactionPlan plan;
+    /** Runs half of a large Split's merge beside this job's thread; null: never. */
+    private final Executor helpers;
 
     /**
      * A job for {@code plan} on partition {@code old}, whose range ends at {@code upper}, with the
      * new data of {@code imm}; a null {@code imm} (no new data) only for a Major of every table.
      */
     PartitionJob(TableFiles files, int splitTables, Partition old, byte[] upper, Memtable imm, CompactionPlan plan) {
+        this(files, splitTables, old, upper, imm, plan, null);
+    }
+
+    /**
+     * As above; a merge of the whole partition into two or more partitions writes the upper half of
+     * the key range on {@code helpers} while this thread writes the lower half (it runs that half
+     * itself when no helper thread has picked it up by then).
+     */
+    PartitionJob(TableFiles files, int splitTables, Partition old, byte[] upper, Memtable imm, CompactionPlan plan,
+                 Executor helpers) {
         if (imm == null && !(plan instanceof CompactionPlan.Major(int k) && k == old.tables().size())) {
             throw new IllegalArgumentException("only a merge of every table runs without a memtable: " + plan);
         }
@@ -73,6 +91,7 @@ final class PartitionJob {
         this.upper = upper;
         this.imm = imm;
         this.plan = plan;
+        this.helpers = helpers;
     }
 
     Result run() throws IOException {
@@ -148,20 +167,8 @@ final class PartitionJob {
      * {@code perPartition} tables.
      */
     private Result mergeAll(int perPartition) throws IOException {
-        VersionSource tables = new VersionSource(List.of(old), RemixCursor.Mode.NEWEST, true);
-        List<Source> sources;
-        RangeTombstone[] ranges;
-        if (imm == null) {
-            // An idle merge: the tables alone, positioned here as write() expects the first source.
-            tables.seekToFirst();
-            sources = List.of(tables);
-            ranges = NO_RANGES;
-        } else {
-            sources = List.of(memtable(), tables);
-            // The frozen memtable's range deletes hide what is older in this partition, for good.
-            ranges = imm.rangeTombstones();
-        }
-        List<TableHandle> fresh = write(sources, true, ranges);
+        byte[] mid = perPartition == Integer.MAX_VALUE ? null : splitPoint(perPartition);
+        List<TableHandle> fresh = mid == null ? mergeRange(null, null) : mergeHalves(mid);
         List<Partition> out = new ArrayList<>();
         try {
             if (fresh.isEmpty()) {
@@ -187,6 +194,108 @@ final class PartitionJob {
         }
     }
 
+    /**
+     * Where a Split's merge is cut in two, or null to merge in one piece: the anchor of the middle
+     * segment of the old REMIX (about half of the old keys on each side), when the partition holds
+     * enough data for at least two new partitions. A Split of a large partition (the first split of
+     * a store that began as one partition rewrites all of it) is the longest job of its round, and
+     * while it runs the next memtable waits; the second compaction thread is often idle meanwhile.
+     */
+    private byte[] splitPoint(int perPartition) {
+        Remix remix = old.remix();
+        if (helpers == null || remix == null || remix.segmentCount() < 2
+                || old.tableBytes() < 2L * perPartition * files.tableBytes()) {
+            return null;
+        }
+        return remix.anchorKey(remix.segmentCount() / 2);
+    }
+
+    /**
+     * Merges the partition below {@code mid} here and from {@code mid} on in a helper thread. The
+     * upper half is run by whichever thread takes it first: the helper when it starts, or this one
+     * when it is done with the lower half (a cancelled {@link FutureTask} may still be running, so
+     * the claim is a flag of its own). So the half is written once and no thread waits on a task
+     * still queued behind busy helpers.
+     */
+    private List<TableHandle> mergeHalves(byte[] mid) throws IOException {
+        AtomicBoolean taken = new AtomicBoolean();
+        FutureTask<List<TableHandle>> upperHalf = new FutureTask<>(
+                () -> taken.compareAndSet(false, true) ? mergeRange(mid, null) : null);
+        try {
+            helpers.execute(upperHalf);
+        } catch (RejectedExecutionException e) {
+            return mergeRange(null, null);  // the helpers are shutting down: all of it here
+        }
+        List<TableHandle> lower;
+        try {
+            lower = mergeRange(null, mid);
+        } catch (IOException | RuntimeException | Error e) {
+            if (!taken.compareAndSet(false, true)) {
+                try {
+                    release(awaitHalf(upperHalf));
+                } catch (IOException | RuntimeException | Error other) {
+                    e.addSuppressed(other);
+                }
+            }
+            throw e;
+        }
+        List<TableHandle> higher;
+        try {
+            higher = taken.compareAndSet(false, true) ? mergeRange(mid, null) : awaitHalf(upperHalf);
+        } catch (IOException | RuntimeException | Error e) {
+            release(lower);
+            throw e;
+        }
+        List<TableHandle> all = new ArrayList<>(lower);
+        all.addAll(higher);
+        return all;
+    }
+
+    /** The result of a half started in a helper thread, waiting for it to end whatever happens. */
+    private static List<TableHandle> awaitHalf(FutureTask<List<TableHandle>> half) throws IOException {
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    return half.get();
+                } catch (InterruptedException e) {
+                    // Its tables must be released or installed: wait for it to finish.
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof IOException io) {
+                        throw io;
+                    } else if (cause instanceof RuntimeException re) {
+                        throw re;
+                    } else if (cause instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IOException("split half failed", cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Merges every newest version in [{@code from}, {@code to}) of the partition (null: its bounds)
+     * and the new data there into new tables, tombstones and what range deletes hide dropped.
+     */
+    private List<TableHandle> mergeRange(byte[] from, byte[] to) throws IOException {
+        List<Source> sources = new ArrayList<>(2);
+        RangeTombstone[] ranges = NO_RANGES;
+        if (imm != null) {
+            sources.add(new MemtableSource(imm, Long.MAX_VALUE, upper));
+            // The frozen memtable's range deletes hide what is older in this partition, for good.
+            ranges = imm.rangeTombstones();
+        }
+        sources.add(new VersionSource(List.of(old), RemixCursor.Mode.NEWEST, true));
+        return write(sources, true, ranges, from != null ? from : old.lower(), to);
+    }
+
     private MemtableSource memtable() {
         MemtableSource s = new MemtableSource(imm, Long.MAX_VALUE, upper);
         s.seek(MemorySegment.ofArray(old.lower()), 0, old.lower().length);
@@ -195,16 +304,18 @@ final class PartitionJob {
 
     /** Merges {@code sources} (newest first) into new tables, opened and retained once each. */
     private List<TableHandle> write(List<Source> sources, boolean dropTombstones) throws IOException {
-        return write(sources, dropTombstones, NO_RANGES);
+        return write(sources, dropTombstones, NO_RANGES, null, null);
     }
 
     /**
-     * {@link #write(List, boolean)}, leaving out the versions {@code ranges} hide: only with
-     * {@code dropTombstones}, the merges that hold everything older (a hidden version must go,
-     * never be written as it was).
+     * {@link #write(List, boolean)} from {@code from} (null: the first source is positioned already
+     * and the others start from their beginning) up to {@code to} (exclusive; null: to their end),
+     * leaving out the versions {@code ranges} hide: only with {@code dropTombstones}, the merges
+     * that hold everything older (a hidden version must go, never be written as it was). The
+     * sources are positioned once the merger owns them, so that a failed read closes them too.
      */
-    private List<TableHandle> write(List<Source> sources, boolean dropTombstones, RangeTombstone[] ranges)
-            throws IOException {
+    private List<TableHandle> write(List<Source> sources, boolean dropTombstones, RangeTombstone[] ranges,
+                                    byte[] from, byte[] to) throws IOException {
         if (ranges.length > 0 && !dropTombstones) {
             throw new IllegalArgumentException("range deletes apply only in merges that drop tombstones");
         }
@@ -219,12 +330,24 @@ final class PartitionJob {
         try (Merger merger = new Merger(sources, bySource, Long.MAX_VALUE);
              TableSink sink = new TableSink(files.dir(), files.fileNumbers(), files.tableOptions(),
                      files.tableBytes())) {
-            // The memtable source is positioned already; the others start from their beginning.
-            for (int i = 1; i < sources.size(); i++) {
-                sources.get(i).seekToFirst();
+            if (from == null) {
+                for (int i = 1; i < sources.size(); i++) {
+                    sources.get(i).seekToFirst();
+                }
+            } else {
+                for (Source source : sources) {
+                    source.seek(MemorySegment.ofArray(from), 0, from.length);
+                }
             }
             merger.repick();
+            MemorySegment end = to == null ? null : MemorySegment.ofArray(to);
             for (; merger.isValid(); merger.next()) {
+                if (end != null) {
+                    Source at = merger.current();
+                    if (Keys.compare(at.keySegment(), at.keyOffset(), at.keyLength(), end, 0, to.length) >= 0) {
+                        break;
+                    }
+                }
                 if (!(dropTombstones && merger.isTombstone())) {
                     sink.add(merger.current());
                 }
