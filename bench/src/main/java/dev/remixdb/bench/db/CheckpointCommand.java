@@ -9,6 +9,7 @@ import dev.remixdb.bench.MachineInfo;
 import dev.remixdb.bench.cli.Check;
 import dev.remixdb.bench.cli.CountConverter;
 import dev.remixdb.bench.cli.HelpOption;
+import dev.remixdb.bench.dbbench.DirSize;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.CompressionType;
 import org.rocksdb.RocksDB;
@@ -107,9 +108,9 @@ public final class CheckpointCommand implements Callable<Integer> {
                     all.add(rs);
                 }
                 for (int r = 0; r < roundCount; r++) {
-                    LoadOptions.deleteTree(base.resolve(name + "-cp-" + r));
+                    DirSize.delete(base.resolve(name + "-cp-" + r));
                 }
-                LoadOptions.deleteTree(storeDir);
+                DirSize.delete(storeDir);
             }
         } finally {
             load.deleteBaseIfTemporary(base);

@@ -8,6 +8,7 @@ import dev.remixdb.bench.MachineInfo;
 import dev.remixdb.bench.cli.Check;
 import dev.remixdb.bench.cli.CountConverter;
 import dev.remixdb.bench.cli.HelpOption;
+import dev.remixdb.bench.dbbench.DirSize;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
@@ -144,7 +145,7 @@ public final class DeleteRangeCommand implements Callable<Integer> {
                         System.out.println(r);
                         results.add(r);
                     }
-                    LoadOptions.deleteTree(storeDir);
+                    DirSize.delete(storeDir);
                 }
             }
         } finally {

@@ -3,13 +3,12 @@ package dev.remixdb.bench.db;
 import dev.remixdb.bench.UsageException;
 import dev.remixdb.bench.cli.Check;
 import dev.remixdb.bench.cli.CountConverter;
+import dev.remixdb.bench.dbbench.DirSize;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import picocli.CommandLine.Option;
 
 /**
@@ -68,7 +67,7 @@ final class LoadOptions {
     /** Deletes {@code base} when it is the temporary directory of {@link #baseDir}, not the user's --dir. */
     void deleteBaseIfTemporary(Path base) throws IOException {
         if (dir == null) {
-            deleteTree(base);
+            DirSize.delete(base);
         }
     }
 
@@ -86,18 +85,6 @@ final class LoadOptions {
             WriteAmpCommand.key(i, k);
             WriteAmpCommand.value(i, seed, v);
             store.put(k, v);
-        }
-    }
-
-    /** Deletes {@code dir} and everything under it; nothing when it does not exist. */
-    static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

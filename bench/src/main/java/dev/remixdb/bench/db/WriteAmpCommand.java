@@ -8,6 +8,7 @@ import dev.remixdb.bench.MachineInfo;
 import dev.remixdb.bench.cli.Check;
 import dev.remixdb.bench.cli.CountConverter;
 import dev.remixdb.bench.cli.HelpOption;
+import dev.remixdb.bench.dbbench.DirSize;
 import dev.remixdb.bench.json.Json;
 import dev.remixdb.bench.json.OneLine;
 import org.rocksdb.CompressionType;
@@ -102,7 +103,7 @@ public final class WriteAmpCommand implements Callable<Integer> {
                 Result r = engine.equals("remixdb") ? loadRemixDb(engineDir, keyCount, memtable, table, seed)
                         : loadRocksDb(engineDir, keyCount, memtable, table, seed);
                 results.add(r);
-                LoadOptions.deleteTree(engineDir);
+                DirSize.delete(engineDir);
             }
         } finally {
             load.deleteBaseIfTemporary(base);

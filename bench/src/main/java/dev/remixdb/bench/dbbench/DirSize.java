@@ -10,7 +10,7 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Sizes and removal of a store's directory. */
-final class DirSize {
+public final class DirSize {
     private DirSize() {}
 
     /**
@@ -40,7 +40,7 @@ final class DirSize {
     }
 
     /** Deletes {@code dir} and everything under it; nothing when it does not exist. */
-    static void delete(Path dir) throws IOException {
+    public static void delete(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

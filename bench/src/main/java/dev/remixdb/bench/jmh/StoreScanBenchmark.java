@@ -3,16 +3,15 @@ package dev.remixdb.bench.jmh;
 import dev.remixdb.Cursor;
 import dev.remixdb.Options;
 import dev.remixdb.RemixDB;
+import dev.remixdb.bench.dbbench.DirSize;
 import dev.remixdb.compaction.CompactionPlan;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -140,9 +139,7 @@ public class StoreScanBenchmark {
     public void close() throws IOException {
         cursor.close();
         db.close();
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        DirSize.delete(dir);
     }
 
     private long read() {
