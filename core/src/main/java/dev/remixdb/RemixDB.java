@@ -153,8 +153,12 @@ public final class RemixDB implements AutoCloseable {
      * the key is absent, and a null result deletes it (or leaves it absent). The function runs exactly
      * once, inside the group commit that writes its result, on whichever writer's thread leads that
      * group: read-modify-writes of different keys from many threads go in the same groups and share
-     * WAL writes, and those of one key each see the one before. Keep the function short (its group
-     * waits for it), and do not write to this store from it ({@link IllegalStateException}). An
+     * WAL writes, and those of one key each see the one before. The current value is read on the
+     * calling thread before the write queues, so concurrent computes read in parallel; the group's
+     * leader only checks in memory that nothing wrote the key since (and reads it again if something
+     * did), so {@code current} is always the value as of the writes before this one. Keep the
+     * function short (its group waits for it), and do not write to this store from it
+     * ({@link IllegalStateException}). An
      * exception from the function, or a result over the value limit, propagates and changes nothing.
      * Returning the very array it was given writes nothing.
      *
@@ -168,7 +172,7 @@ public final class RemixDB implements AutoCloseable {
         byte[] k = key.clone();
         byte[][] result = new byte[1][];
         try {
-            store.update(reader -> {
+            store.update(k, reader -> {
                 byte[] old = reader.get(k);
                 byte[] next = fn.apply(old);
                 result[0] = next;

@@ -103,9 +103,14 @@ final class Store implements AutoCloseable {
         }
     }
 
-    void update(Function<WritePipeline.Reader, List<WalOp>> prepare) throws IOException {
+    /**
+     * A read-modify-write ({@link WritePipeline#update(byte[], Function, boolean)}) of a function that
+     * reads {@code key}, whose value is read ahead on this thread.
+     */
+    void update(byte[] key, Function<WritePipeline.Reader, List<WalOp>> prepare) throws IOException {
+        checkOpen();
         try {
-            writes.update(prepare, false);
+            writes.update(key, prepare, false);
         } catch (IOException e) {
             throw surface(e);
         }

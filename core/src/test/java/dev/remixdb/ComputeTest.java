@@ -121,6 +121,140 @@ class ComputeTest {
         }
     }
 
+    /**
+     * A compute reads its key before it queues. A write queued ahead of it but applied after that
+     * read (here: while a blocked function holds the head of the queue) must reach the function:
+     * a put, a delete, a range delete, and a compute of the same key, each with a memtable switch
+     * or not in between.
+     */
+    @Test
+    void aWriteAppliedAfterTheReadAheadReachesTheFunction() throws Exception {
+        for (String ahead : List.of("put", "delete", "deleteRange", "compute")) {
+            for (boolean freeze : new boolean[] {false, true}) {
+                Path d = dir.resolve(ahead + "-" + freeze);
+                try (RemixDB db = RemixDB.open(d)) {
+                    db.put(b("k"), b("old"));
+                    if (freeze) {
+                        db.compactMemtable();  // the read ahead then comes from a table
+                    }
+                    java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
+                    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+                    Thread head = Thread.ofPlatform().start(() -> call(() -> db.compute(b("head"), old -> {
+                        blocked.countDown();
+                        await(release);
+                        return b("h");
+                    })));
+                    await(blocked);
+                    Thread first = Thread.ofPlatform().start(() -> call(() -> {
+                        switch (ahead) {
+                            case "put" -> db.put(b("k"), b("new"));
+                            case "delete" -> db.delete(b("k"));
+                            case "deleteRange" -> db.deleteRange(b("j"), b("l"));
+                            default -> db.compute(b("k"), old -> b("new"));
+                        }
+                        return null;
+                    }));
+                    awaitParked(first);
+                    byte[][] seen = new byte[1][];
+                    AtomicInteger calls = new AtomicInteger();
+                    Thread second = Thread.ofPlatform().start(() -> call(() -> db.compute(b("k"), old -> {
+                        calls.incrementAndGet();
+                        seen[0] = old;
+                        return old == null ? b("fresh") : plus8(old);
+                    })));
+                    awaitParked(second);  // it has read "old" ahead and waits in the queue
+                    release.countDown();
+                    head.join();
+                    first.join();
+                    second.join();
+                    String what = ahead + (freeze ? " over a table" : "");
+                    assertEquals(1, calls.get(), what);
+                    byte[] expected = ahead.equals("put") || ahead.equals("compute") ? b("new") : null;
+                    assertArrayEquals(expected, seen[0], what + ": the function saw the write queued before it");
+                    assertArrayEquals(expected == null ? b("fresh") : b("new+"), db.get(b("k")), what);
+                }
+            }
+        }
+    }
+
+    /**
+     * As above, with the memtable that took the write queued ahead compacted into a table before
+     * the compute's turn (a write that skipped the WAL makes the compute's turn do that first): the
+     * memtables then hold no newer version, and the read ahead must still not be used.
+     */
+    @Test
+    void aWriteCompactedAwayAfterTheReadAheadReachesTheFunction() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            db.put(b("k"), b("old"));
+            java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            Thread head = Thread.ofPlatform().start(() -> call(() -> db.compute(b("head"), old -> {
+                blocked.countDown();
+                await(release);
+                return b("h");
+            })));
+            await(blocked);
+            Thread put = Thread.ofPlatform().start(() -> call(() -> {
+                db.put(b("k"), b("new"));
+                return null;
+            }));
+            awaitParked(put);
+            Thread unlogged = Thread.ofPlatform().start(() -> call(() -> {
+                db.writeUnlogged(new WriteBatch().put(b("u"), b("u")));
+                return null;
+            }));
+            awaitParked(unlogged);
+            byte[][] seen = new byte[1][];
+            Thread second = Thread.ofPlatform().start(() -> call(() -> db.compute(b("k"), old -> {
+                seen[0] = old;
+                return plus8(old);
+            })));
+            awaitParked(second);  // it has read "old" ahead
+            long compactions = db.stats().compactions().minor();
+            release.countDown();
+            for (Thread t : List.of(head, put, unlogged, second)) {
+                t.join();
+            }
+            assertTrue(db.stats().compactions().minor() > compactions, "the put's memtable went to a table first");
+            assertArrayEquals(b("new"), seen[0]);
+            assertArrayEquals(b("new+"), db.get(b("k")));
+        }
+    }
+
+    private static byte[] plus8(byte[] old) {
+        return (new String(old, StandardCharsets.UTF_8) + "+").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @FunctionalInterface
+    private interface Call {
+        Object run() throws Exception;
+    }
+
+    private static void call(Call c) {
+        try {
+            c.run();
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(30, java.util.concurrent.TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** Waits until {@code t} waits for its turn in the write queue. */
+    private static void awaitParked(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (t.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertEquals(Thread.State.WAITING, t.getState(), "the writer never queued");
+    }
+
     @Test
     void computeSetsDeletesAndKeeps() throws Exception {
         try (RemixDB db = RemixDB.open(dir)) {

@@ -18,6 +18,12 @@ public final class MemtableRef extends RefCounted {
     private volatile boolean allToTables;
     /** Set when it took a write that skipped the WAL: its data is durable only once compacted into tables. */
     private volatile boolean unlogged;
+    /**
+     * The first sequence number of the writes it took as the active memtable: every write from
+     * there on is in it or in a newer memtable (re-inserted older versions may sit below it).
+     * Unknown (the largest long) until the write pipeline sets it.
+     */
+    private volatile long startSeq = Long.MAX_VALUE;
 
     MemtableRef(Memtable memtable, long firstWal) {
         this.memtable = memtable;
@@ -41,6 +47,15 @@ public final class MemtableRef extends RefCounted {
     /** Whether it holds writes that skipped the WAL. */
     public boolean unlogged() {
         return unlogged;
+    }
+
+    /** See {@link #startSeq}. */
+    long startSeq() {
+        return startSeq;
+    }
+
+    void startSeq(long seq) {
+        this.startSeq = seq;
     }
 
     void markUnlogged() {

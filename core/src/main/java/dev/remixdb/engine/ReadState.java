@@ -127,6 +127,33 @@ public final class ReadState extends RefCounted {
     }
 
     /**
+     * Whether no write and no range delete reached {@code key} with a sequence number in
+     * ({@code since}, {@code seq}], told from the memtables alone: a few point lookups. False also
+     * when it cannot be told that way, because a memtable that took writes after {@code since} has
+     * been compacted out of this state (each memtable takes every write from its start on until
+     * the next one starts, and they leave the state oldest first).
+     */
+    public boolean unchangedSince(byte[] key, long since, long seq) {
+        MemtableRef oldest = frozen.length == 0 ? mem : frozen[frozen.length - 1];
+        if (oldest.startSeq() > since + 1) {
+            return false;
+        }
+        for (int i = -1; i < frozen.length; i++) {
+            Memtable t = (i < 0 ? mem : frozen[i]).memtable();
+            long node = t.find(key, seq);
+            if (node >= 0 && t.seq(node) > since) {
+                return false;
+            }
+            RangeTombstone[] ranges = t.rangeTombstones();
+            if (ranges.length > 0 && RangeTombstone.hides(ranges, MemorySegment.ofArray(key), 0, key.length, since,
+                    seq)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Whether a range delete of one of these memtables, visible at {@code readSeq}, hides version
      * {@code versionSeq} of {@code key} (-1 for a version in a table: older than them all).
      */

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -76,6 +77,7 @@ public final class WritePipeline {
         this.lastSeq = lastSeq;
         this.visibleSeq = lastSeq;
         this.closedError = closedError;
+        versions.current().mem().startSeq(lastSeq + 1);
         this.flusher = new WalFlusher(() -> this.wal, dir, config.walFlushMillis() * 1_000_000, versions::fail,
                 "remixdb-wal");
         flusher.start();
@@ -123,9 +125,29 @@ public final class WritePipeline {
      * leads the group, one at a time, while the group waits: keep it short. It must not write to this
      * store ({@link IllegalStateException}); when it throws, its write fails with that and changes
      * nothing, and the group goes on.
+     *
+     * <p>{@code key} is the key the function reads (it may read others): the caller's thread reads
+     * its value before queueing, and the leader hands the function that value when the memtables
+     * show that no write reached the key since ({@link ReadState#unchangedSince}), else reads it
+     * again. What leaves the leader's thread is the read, which costs far more than a typical
+     * function: concurrent read-modify-writes of different keys read in parallel.
      */
-    public void update(Function<Reader, List<WalOp>> prepare, boolean sync) throws IOException {
-        submit(new WriteRequest(prepare, sync || config.syncWrites(), lock.newCondition()), false);
+    public void update(byte[] key, Function<Reader, List<WalOp>> prepare, boolean sync) throws IOException {
+        if (closed) {
+            throw closedError.get();
+        }
+        WriteRequest w = new WriteRequest(prepare, sync || config.syncWrites(), lock.newCondition());
+        // The sequence number first: every write up to it is in the state acquired after it.
+        long seen = visibleSeq;
+        ReadState s = versions.acquire();
+        try {
+            w.readValue = s.get(seen, key);
+        } finally {
+            s.release();
+        }
+        w.readKey = key;
+        w.readSeq = seen;
+        submit(w, false);
     }
 
     /**
@@ -360,7 +382,7 @@ public final class WritePipeline {
                     long at = seq - 1;
                     applying = Thread.currentThread();
                     try {
-                        ops = x.prepare.apply(key -> state.get(at, key));
+                        ops = x.prepare.apply(key -> read(state, x, key, at));
                     } catch (RuntimeException | Error e) {
                         x.error = e;
                         continue;
@@ -398,6 +420,15 @@ public final class WritePipeline {
             }
             insertLock.unlock();
         }
+    }
+
+    /** What a read-modify-write's function reads of {@code key} at {@code seq}: read ahead when still valid. */
+    private static byte[] read(ReadState state, WriteRequest x, byte[] key, long seq) {
+        if (x.readKey != null && (key == x.readKey || Arrays.equals(key, x.readKey))
+                && state.unchangedSince(key, x.readSeq, seq)) {
+            return x.readValue;
+        }
+        return state.get(seq, key);
     }
 
     /** Adds {@code ops} to {@code mem} with seqs {@code seq, seq + 1, ...}. */
@@ -623,6 +654,7 @@ public final class WritePipeline {
             // Its fsync covers a memtable's whole log: done in the background, and sync() waits for it.
             flusher.retire(old);
             MemtableRef fresh = VersionSet.newMemtable(number);
+            fresh.startSeq(lastSeq + 1);
             versions.freeze(fresh);
             fresh.release();
         } finally {

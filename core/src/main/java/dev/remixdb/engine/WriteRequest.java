@@ -31,6 +31,13 @@ final class WriteRequest {
     MemtableRef frozen;
     boolean done;
     Throwable error;
+    /**
+     * For a read-modify-write of one key: that key, its value read before the request queued (null:
+     * absent) and the sequence number it was read at; {@link #readKey} null when nothing was read ahead.
+     */
+    byte[] readKey;
+    byte[] readValue;
+    long readSeq;
 
     WriteRequest(List<WalOp> ops, boolean sync, Condition turn) {
         this(ops, sync, true, turn);
