@@ -398,6 +398,15 @@ final class LeafTree implements OrderedIndex {
         }
     }
 
+    /** The number of leaves (walks them; for tests and diagnostics). Writer only. */
+    int leafCount() {
+        int n = 0;
+        for (long leaf = firstLeaf(); leaf != NULL; leaf = right(leaf)) {
+            n++;
+        }
+        return n;
+    }
+
     /** The leftmost leaf. */
     long firstLeaf() {
         for (;;) {
@@ -510,7 +519,11 @@ final class LeafTree implements OrderedIndex {
         long leaf = pathNodes[depth];
         int slot = pathIndex[depth];
         if (count(leaf) == LEAF_CAP) {
-            long right = split(leaf, depth);
+            // Ascending inserts (the last two went into this leaf, and this one goes at its end):
+            // only the last entry moves, so the leaf stays full and the inserts to come fill the new
+            // one. A split in half would leave every leaf of an ascending load half empty.
+            boolean append = repeatLeaf && leaf == lastLeaf && slot == LEAF_CAP;
+            long right = split(leaf, depth, append ? LEAF_CAP - 1 : LEAF_CAP / 2);
             int half = count(leaf);
             // An entry at 'half' would sort before the right node's first (its low fence): left.
             if (slot > half) {
@@ -581,10 +594,14 @@ final class LeafTree implements OrderedIndex {
      * right node.
      */
     private long split(long node, int depth) {
+        return split(node, depth, count(node) / 2);
+    }
+
+    /** {@link #split(long, int)}, moving the slots from {@code half} on (at least one, not all). */
+    private long split(long node, int depth, int half) {
         int level = level(node);
         int cap = cap(node);
         int count = count(node);
-        int half = count / 2;
         long sep = handleAt(node, half, cap);
         long oldHigh = high(node);
         long right = newNode(level, sep, oldHigh);

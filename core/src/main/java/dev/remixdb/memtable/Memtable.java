@@ -391,6 +391,11 @@ public final class Memtable implements AutoCloseable {
         return entries.keyEquals(node, key, keyOff, keyLen);
     }
 
+    /** The ordered index (for tests in this package). */
+    OrderedIndex orderedIndex() {
+        return ordered;
+    }
+
     boolean sameKey(long a, long b) {
         return entries.sameKey(a, b);
     }

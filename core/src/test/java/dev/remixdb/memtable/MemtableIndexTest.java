@@ -1,7 +1,9 @@
 package dev.remixdb.memtable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -162,6 +164,30 @@ class MemtableIndexTest {
             for (long snapshot : new long[] {Long.MAX_VALUE, seq - 300}) {
                 new CursorChecker(m, model, snapshot).checkAll(probes);
             }
+        }
+    }
+
+    /**
+     * Ascending inserts fill the leaves: the leaf that takes them splits off only its last entry
+     * when full, where a split in half would leave every leaf behind half empty. Random inserts
+     * still split in half (leaves about 70% full).
+     */
+    @Test
+    void ascendingInsertsFillTheLeaves() {
+        int n = 64 * 500;
+        try (Memtable asc = new Memtable(1 << 20, Memtable.IndexKind.TREE);
+             Memtable random = new Memtable(1 << 20, Memtable.IndexKind.TREE)) {
+            MemtableModel model = new MemtableModel();
+            SplittableRandom rnd = new SplittableRandom(5);
+            for (int i = 0; i < n; i++) {
+                add(asc, model, String.format("user%012d", i).getBytes(), 1 + i, rnd);
+                random.add(1 + i, String.format("user%012d", rnd.nextInt(1 << 30)).getBytes(), new byte[] {1});
+            }
+            int ascLeaves = ((LeafTree) asc.orderedIndex()).leafCount();
+            int randomLeaves = ((LeafTree) random.orderedIndex()).leafCount();
+            assertTrue(ascLeaves <= n / 63 + 1, ascLeaves + " leaves for " + n + " ascending keys");
+            assertTrue(randomLeaves > n / 56, randomLeaves + " leaves for " + n + " random keys");
+            new CursorChecker(asc, model, Long.MAX_VALUE).checkAll(MemtableModel.probes(model.keys()));
         }
     }
 
