@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -137,14 +139,8 @@ class ComputeTest {
                     if (freeze) {
                         db.compactMemtable();  // the read ahead then comes from a table
                     }
-                    java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
-                    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-                    Thread head = Thread.ofPlatform().start(() -> call(() -> db.compute(b("head"), old -> {
-                        blocked.countDown();
-                        await(release);
-                        return b("h");
-                    })));
-                    await(blocked);
+                    CountDownLatch release = new CountDownLatch(1);
+                    Thread head = holdQueue(db, release);
                     Thread first = Thread.ofPlatform().start(() -> call(() -> {
                         switch (ahead) {
                             case "put" -> db.put(b("k"), b("new"));
@@ -186,14 +182,8 @@ class ComputeTest {
     void aWriteCompactedAwayAfterTheReadAheadReachesTheFunction() throws Exception {
         try (RemixDB db = RemixDB.open(dir)) {
             db.put(b("k"), b("old"));
-            java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
-            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-            Thread head = Thread.ofPlatform().start(() -> call(() -> db.compute(b("head"), old -> {
-                blocked.countDown();
-                await(release);
-                return b("h");
-            })));
-            await(blocked);
+            CountDownLatch release = new CountDownLatch(1);
+            Thread head = holdQueue(db, release);
             Thread put = Thread.ofPlatform().start(() -> call(() -> {
                 db.put(b("k"), b("new"));
                 return null;
@@ -238,9 +228,24 @@ class ComputeTest {
         }
     }
 
-    private static void await(java.util.concurrent.CountDownLatch latch) {
+    /**
+     * Starts a compute whose function waits for {@code release}, and returns once it runs: until
+     * then it holds the head of the write queue, and writes started meanwhile queue behind it.
+     */
+    private static Thread holdQueue(RemixDB db, CountDownLatch release) {
+        CountDownLatch running = new CountDownLatch(1);
+        Thread head = Thread.ofPlatform().start(() -> call(() -> db.compute(b("head"), old -> {
+            running.countDown();
+            await(release);
+            return b("h");
+        })));
+        await(running);
+        return head;
+    }
+
+    private static void await(CountDownLatch latch) {
         try {
-            assertTrue(latch.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(latch.await(30, TimeUnit.SECONDS));
         } catch (InterruptedException e) {
             throw new RuntimeException(e);
         }

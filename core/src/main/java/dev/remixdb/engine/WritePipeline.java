@@ -133,9 +133,6 @@ public final class WritePipeline {
      * function: concurrent read-modify-writes of different keys read in parallel.
      */
     public void update(byte[] key, Function<Reader, List<WalOp>> prepare, boolean sync) throws IOException {
-        if (closed) {
-            throw closedError.get();
-        }
         WriteRequest w = new WriteRequest(prepare, sync || config.syncWrites(), lock.newCondition());
         // The sequence number first: every write up to it is in the state acquired after it.
         long seen = visibleSeq;

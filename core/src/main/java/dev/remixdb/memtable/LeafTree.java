@@ -473,23 +473,21 @@ final class LeafTree implements OrderedIndex {
      */
     @Override
     public long locate(MemorySegment key, long off, int len, long seq) {
-        if (repeatLeaf) {
+        // A full leaf needs the path to its parents for a split: search from the root then.
+        if (repeatLeaf && count(lastLeaf) < LEAF_CAP) {
             long leaf = lastLeaf;
             int count = count(leaf);
-            // A full leaf needs the path to its parents for a split: search from the root then.
-            if (count < LEAF_CAP && count > 0
-                    && compareTo(key, off, len, seq, handleAt(leaf, count - 1, LEAF_CAP)) > 0
+            int slot = -1;
+            if (count > 0 && compareTo(key, off, len, seq, handleAt(leaf, count - 1, LEAF_CAP)) > 0
                     && !pastHigh(leaf, key, off, len, seq)) {
                 // Ascending keys: after the last entry, which was just inserted and is in cache, and
                 // before the high fence is this leaf's end. One comparison instead of the low fence's
                 // and a count over every prefix in the leaf.
-                pathNodes[0] = leaf;
-                pathIndex[0] = count;
-                pathDepth = 0;
-                return NULL;
+                slot = count;
+            } else if (within(leaf, key, off, len, seq)) {
+                slot = rank(leaf, count, LEAF_CAP, key, off, len, seq, true, true);
             }
-            if (count < LEAF_CAP && within(leaf, key, off, len, seq)) {
-                int slot = rank(leaf, count, LEAF_CAP, key, off, len, seq, true, true);
+            if (slot >= 0) {
                 pathNodes[0] = leaf;
                 pathIndex[0] = slot;
                 pathDepth = 0;

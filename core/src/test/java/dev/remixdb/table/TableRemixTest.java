@@ -137,11 +137,7 @@ class TableRemixTest {
                     // came from the old tables' keys blocks too, one read each, no data block.
                     assertTrue(stats.oldKeysRead() > 0, stats.toString());
                     assertEquals(stats.oldKeysRead(), stats.oldKeysFromKeysBlocks(), stats.toString());
-                    for (Table t : tables.subList(0, 3)) {
-                        List<Long> offsets = counting.reads.stream()
-                                .filter(r -> r.file().path().equals(t.path())).map(BlockRead::offset).toList();
-                        assertEquals(List.of(t.keysBlockOffset()), offsets, t.path() + ": reads of an old table");
-                    }
+                    assertOnlyKeysBlocksRead(counting, tables.subList(0, 3), "reads of an old table");
                     try (Remix fresh = Remix.build(tables, RemixConfig.DEFAULT)) {
                         assertEquals(scan(fresh), scan(rebuilt));
                     }
@@ -151,6 +147,15 @@ class TableRemixTest {
                     t.close();
                 }
             }
+        }
+    }
+
+    /** Each of {@code tables} was read once since {@code counting} was cleared: its keys block. */
+    private static void assertOnlyKeysBlocksRead(CountingReader counting, List<Table> tables, String what) {
+        for (Table t : tables) {
+            List<Long> offsets = counting.reads.stream()
+                    .filter(r -> r.file().path().equals(t.path())).map(BlockRead::offset).toList();
+            assertEquals(List.of(t.keysBlockOffset()), offsets, t.path() + ": " + what);
         }
     }
 
@@ -169,11 +174,7 @@ class TableRemixTest {
             try {
                 counting.reads.clear();
                 try (Remix remix = Remix.build(tables, RemixConfig.DEFAULT)) {
-                    for (Table t : tables) {
-                        List<Long> offsets = counting.reads.stream()
-                                .filter(r -> r.file().path().equals(t.path())).map(BlockRead::offset).toList();
-                        assertEquals(List.of(t.keysBlockOffset()), offsets, t.path() + ": reads of a table by a build");
-                    }
+                    assertOnlyKeysBlocksRead(counting, tables, "reads of a table by a build");
                     List<String> expected = new ArrayList<>();
                     TreeMap<byte[], List<Integer>> versions = new TreeMap<>(Arrays::compareUnsigned);
                     for (int r = runs.size() - 1; r >= 0; r--) {
