@@ -73,6 +73,30 @@ public final class Keys {
         return compare(a, 0, Math.toIntExact(a.byteSize()), b, 0, Math.toIntExact(b.byteSize()));
     }
 
+    /**
+     * The 8 key bytes after the first {@code skip}, big-endian and zero-padded: for keys that share
+     * their first {@code skip} bytes, a larger head means a larger key, and equal heads mean the
+     * keys must be compared in full (they may still differ after these bytes, or in length).
+     */
+    public static long head(MemorySegment key, long off, int len, int skip) {
+        int rest = len - skip;
+        if (rest >= 8) {
+            return key.get(LONG_BE, off + skip);
+        }
+        if (rest <= 0) {
+            return 0;
+        }
+        if (len >= 8) {
+            // The key's last 8 bytes end with the wanted ones: shift them to the top, zeros below.
+            return key.get(LONG_BE, off + len - 8) << (8 * (8 - rest));
+        }
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = p << 8 | (i < rest ? Byte.toUnsignedLong(key.get(ValueLayout.JAVA_BYTE, off + skip + i)) : 0);
+        }
+        return p;
+    }
+
     /** Length of the longest common prefix of the two keys (eight bytes at a time, like {@link #compare}). */
     public static int commonPrefix(MemorySegment a, long aOff, int aLen, MemorySegment b, long bOff, int bLen) {
         int n = Math.min(aLen, bLen);

@@ -3,6 +3,7 @@ package dev.remixdb.remix;
 import dev.remixdb.util.NativeBuffer;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 /**
@@ -88,15 +89,29 @@ final class RemixBuilder {
         }
     }
 
-    /** A binary min-heap of run ids ordered by their current keys, newer (higher) run first on ties. */
+    /**
+     * A binary min-heap of run ids ordered by their current keys, newer (higher) run first on ties.
+     *
+     * <p>Each run's place in the heap is decided by its key's head ({@link Keys#head}): the 8 bytes
+     * after those that every key pushed so far shares. Keys that sort next to each other share long
+     * prefixes (in a partition, the partition's own), so comparing from byte 0 would read the same
+     * bytes again at every step; with heads almost every comparison is one of two longs, and whole
+     * keys are compared only when the heads tie.
+     */
     static final class RunHeap {
         private final KeySource[] cursors;
         private final int[] heap;
+        /** The head of each run's current key, taken when it was pushed (and again when skip drops). */
+        private final long[] heads;
         private int size;
+        /** The first key pushed: every key pushed since shares its first {@link #skip} bytes. */
+        private MemorySegment ref;
+        private int skip = -1;
 
         RunHeap(KeySource[] cursors) {
             this.cursors = cursors;
             this.heap = new int[Math.max(1, cursors.length)];
+            this.heads = new long[Math.max(1, cursors.length)];
         }
 
         boolean isEmpty() {
@@ -104,21 +119,49 @@ final class RemixBuilder {
         }
 
         boolean peekEqualsKey(int run) {
-            KeySource a = cursors[heap[0]];
-            KeySource b = cursors[run];
+            int top = heap[0];
+            return heads[top] == heads[run] && compare(top, run) == 0;
+        }
+
+        private int compare(int x, int y) {
+            KeySource a = cursors[x];
+            KeySource b = cursors[y];
             return Keys.compare(a.keySegment(), a.keyOffset(), a.keyLength(),
-                    b.keySegment(), b.keyOffset(), b.keyLength()) == 0;
+                    b.keySegment(), b.keyOffset(), b.keyLength());
         }
 
         private boolean less(int x, int y) {
-            KeySource a = cursors[x];
-            KeySource b = cursors[y];
-            int c = Keys.compare(a.keySegment(), a.keyOffset(), a.keyLength(),
-                    b.keySegment(), b.keyOffset(), b.keyLength());
+            long a = heads[x];
+            long b = heads[y];
+            if (a != b) {
+                return Long.compareUnsigned(a, b) < 0;
+            }
+            int c = compare(x, y);
             return c < 0 || (c == 0 && x > y);
         }
 
+        /** Takes the head of {@code run}'s current key, first lowering the shared prefix if it must. */
+        private void takeHead(int run) {
+            KeySource k = cursors[run];
+            MemorySegment key = k.keySegment();
+            long off = k.keyOffset();
+            int len = k.keyLength();
+            if (skip < 0) {
+                ref = MemorySegment.ofArray(key.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE));
+                skip = len;
+            } else if (skip > 0 && (len < skip || !Keys.equal(key, off, ref, 0, skip))) {
+                skip = Keys.commonPrefix(key, off, len, ref, 0, skip);
+                // Heads of the runs already in the heap were taken after more bytes: take them again.
+                for (int i = 0; i < size; i++) {
+                    KeySource o = cursors[heap[i]];
+                    heads[heap[i]] = Keys.head(o.keySegment(), o.keyOffset(), o.keyLength(), skip);
+                }
+            }
+            heads[run] = Keys.head(key, off, len, skip);
+        }
+
         void push(int run) {
+            takeHead(run);
             int i = size++;
             heap[i] = run;
             while (i > 0) {
