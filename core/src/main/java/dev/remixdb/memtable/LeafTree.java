@@ -71,6 +71,8 @@ final class LeafTree implements OrderedIndex {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
     private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
+    /** No bound known for a node's keys: never equal to a handle (those are 0 or positive). */
+    private static final long UNKNOWN = -1;
 
     private final ChunkAllocator memory;
     private final Entries entries;
@@ -247,22 +249,7 @@ final class LeafTree implements OrderedIndex {
 
     /** The 8 bytes of {@code key} after its first {@code skip}, big-endian, zero-padded. */
     private static long prefix(MemorySegment key, long off, int len, int skip) {
-        int rest = len - skip;
-        if (rest >= 8) {
-            return key.get(LONG_BE, off + skip);
-        }
-        if (rest <= 0) {
-            return 0;
-        }
-        if (len >= 8) {
-            // The key's last 8 bytes end with the wanted ones: shift them to the top, zeros below.
-            return key.get(LONG_BE, off + len - 8) << (8 * (8 - rest));
-        }
-        long p = 0;
-        for (int i = 0; i < 8; i++) {
-            p = p << 8 | (i < rest ? Byte.toUnsignedLong(key.get(ValueLayout.JAVA_BYTE, off + skip + i)) : 0);
-        }
-        return p;
+        return Keys.head(key, off, len, skip);
     }
 
     /**
@@ -307,17 +294,28 @@ final class LeafTree implements OrderedIndex {
         }
         long p = prefix(key, off, len, skip);
         // Slots whose prefix is below the key's come before it, those whose prefix is above come after
-        // it; one pass over the prefix array counts both. Its loads are independent, so a node that is
-        // not in cache costs about one memory latency, where a binary search pays one per step. Only
-        // the slots whose prefix ties (a run: prefixes ascend with the keys) need their entries read.
+        // it, and prefixes ascend with the keys. The last prefix of every group of eight (one per
+        // cache line) is compared first: the groups that end below the key come before it, and these
+        // loads are independent, so a node that is not in cache costs about one memory latency, where
+        // a binary search pays one per step. Then the group the key falls in is scanned. Only the
+        // slots whose prefix ties need their entries read. A reader racing the writer may see the
+        // prefixes out of order; every index stays within [lo, count], and the version check after
+        // the search throws the answer away.
         MemorySegment s = memory.segment(node);
         long prefixes = ChunkAllocator.offset(node) + SLOTS;
-        int below = lo;
-        int notAbove = lo;
-        for (int i = lo; i < count; i++) {
-            int c = Long.compareUnsigned(s.get(LONG, prefixes + 8L * i), p);
-            below += c < 0 ? 1 : 0;
-            notAbove += c <= 0 ? 1 : 0;
+        int groups = (count - lo) >>> 3;
+        int groupsBelow = 0;
+        for (int g = 0; g < groups; g++) {
+            groupsBelow += Long.compareUnsigned(s.get(LONG, prefixes + 8L * (lo + 8 * g + 7)), p) < 0 ? 1 : 0;
+        }
+        int below = lo + 8 * groupsBelow;
+        int end = Math.min(count, below + 8);
+        while (below < end && Long.compareUnsigned(s.get(LONG, prefixes + 8L * below), p) < 0) {
+            below++;
+        }
+        int notAbove = below;
+        while (notAbove < count && s.get(LONG, prefixes + 8L * notAbove) == p) {
+            notAbove++;
         }
         lo = below;
         int hi = notAbove - 1;
@@ -367,15 +365,23 @@ final class LeafTree implements OrderedIndex {
 
     private Found tryFind(MemorySegment key, long off, int len, long seq) {
         long node = root;
+        // The bound above the key that the parent gave this node: the parent's next separator, or its
+        // own high fence for its last child; UNKNOWN at the root and after a move right.
+        long bound = UNKNOWN;
         for (;;) {
             long v = stableVersion(node);
             int level = level(node);
-            if (pastHigh(node, key, off, len, seq)) {
+            // A node whose high fence is still the bound its parent gave has not split since: the
+            // key, below that bound, is below its fence, and no entry need be read to know it. Only
+            // a node split after its parent was read compares the key with its fence (a cache miss:
+            // fence entries lie anywhere in memory).
+            if (high(node) != bound && pastHigh(node, key, off, len, seq)) {
                 long r = right(node);
                 if (!unchanged(node, v) || r == NULL) {
                     return null;
                 }
                 node = r;
+                bound = UNKNOWN;
                 continue;
             }
             int count = count(node);
@@ -391,10 +397,44 @@ final class LeafTree implements OrderedIndex {
                 return null;
             }
             long child = childAt(node, i);
+            long childBound = i + 1 < count ? handleAt(node, i + 1, INNER_CAP) : high(node);
             if (child == NULL || !unchanged(node, v)) {
                 return null;
             }
             node = child;
+            bound = childBound;
+        }
+    }
+
+    /**
+     * Checks what searches rely on, in every node: each slot's prefix is its key's (a separator's,
+     * in an inner node) after the node's skip, and the prefixes ascend, so that {@link #rank} may
+     * skip a group of eight by its last. For tests; writer only (no concurrent inserts).
+     */
+    void checkPrefixes() {
+        checkPrefixes(root);
+    }
+
+    private void checkPrefixes(long node) {
+        boolean leaf = level(node) == 0;
+        int count = count(node);
+        int skip = skip(node);
+        long previous = 0;
+        for (int i = leaf ? 0 : 1; i < count; i++) {
+            long e = handleAt(node, i, leaf ? LEAF_CAP : INNER_CAP);
+            long want = prefix(entries.segment(e), entries.keyOffset(e), entries.keyLength(e), skip);
+            long got = prefixAt(node, i);
+            if (got != want || Long.compareUnsigned(got, previous) < 0) {
+                throw new IllegalStateException("node " + node + " (level " + level(node) + ", skip " + skip
+                        + "), slot " + i + ": prefix " + Long.toHexString(got) + ", its key's is " + Long.toHexString(want)
+                        + ", the slot before has " + Long.toHexString(previous));
+            }
+            previous = got;
+        }
+        if (!leaf) {
+            for (int i = 0; i < count; i++) {
+                checkPrefixes(childAt(node, i));
+            }
         }
     }
 

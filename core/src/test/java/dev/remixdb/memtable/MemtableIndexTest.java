@@ -66,6 +66,7 @@ class MemtableIndexTest {
             for (long snapshot : new long[] {Long.MAX_VALUE, 8_000}) {
                 new CursorChecker(m, model, snapshot).checkAll(probes);
             }
+            checkPrefixes(m);
         }
     }
 
@@ -113,6 +114,7 @@ class MemtableIndexTest {
             for (long snapshot : new long[] {Long.MAX_VALUE, 20_000, 20_500}) {
                 new CursorChecker(m, model, snapshot).checkAll(probes);
             }
+            checkPrefixes(m);
         }
     }
 
@@ -164,6 +166,7 @@ class MemtableIndexTest {
             for (long snapshot : new long[] {Long.MAX_VALUE, seq - 300}) {
                 new CursorChecker(m, model, snapshot).checkAll(probes);
             }
+            checkPrefixes(m);
         }
     }
 
@@ -188,6 +191,13 @@ class MemtableIndexTest {
             assertTrue(ascLeaves <= n / 63 + 1, ascLeaves + " leaves for " + n + " ascending keys");
             assertTrue(randomLeaves > n / 56, randomLeaves + " leaves for " + n + " random keys");
             new CursorChecker(asc, model, Long.MAX_VALUE).checkAll(MemtableModel.probes(model.keys()));
+        }
+    }
+
+    /** The tree's searches skip groups of slots by their last prefix: the prefixes must ascend. */
+    private static void checkPrefixes(Memtable m) {
+        if (m.orderedIndex() instanceof LeafTree tree) {
+            tree.checkPrefixes();
         }
     }
 
