@@ -198,6 +198,9 @@ class MemtableTest {
             assertArrayEquals(b("v"), m.value(m.find(b("k"), 3)));
             m.add(4, b("k"), b("w"));  // another seq is fine
             m.add(3, b("k2"), b("w"));  // and another key
+            // A seq below the newest is checked too (only a seq above every one added cannot repeat).
+            assertThrows(IllegalArgumentException.class, () -> m.add(3, b("k"), b("x")));
+            assertArrayEquals(b("v"), m.value(m.find(b("k"), 3)));
         }
     }
 
