@@ -52,7 +52,8 @@ usage: ycsb-binding/run-ycsb.sh [options]
   --no-build        use the jars already built in the build folder
   --keep            keep the stores' directories
 Settings: RemixDB memtable 64 MiB (its default), RocksDB 64 MiB write buffers x 3, no compression,
-10-bit Bloom filter; neither syncs each write. REMIXDB_YCSB_JVM_OPTS adds JVM options to every client.
+10-bit Bloom filter; neither syncs each write. REMIXDB_YCSB_JVM_OPTS adds JVM options to every client;
+REMIXDB_YCSB_PROPS adds YCSB arguments to the RemixDB clients (e.g. "-p remixdb.print_stats=true").
 EOF
 }
 
@@ -112,9 +113,10 @@ trap cleanup_data EXIT
 # One YCSB client JVM: store, step name (file name), -load|-t, workload letter, operations, store dir.
 failures=0
 ycsb() {
-  local store="$1" step="$2" mode="$3" w="$4" n="$5" dir="$6" cp class dirprop cacheprop expected
+  local store="$1" step="$2" mode="$3" w="$4" n="$5" dir="$6" cp class dirprop cacheprop expected extra=""
   case "$store" in
-    remixdb) cp="$remix_cp"; class=dev.remixdb.ycsb.RemixDBClient; dirprop=remixdb.dir; cacheprop=remixdb.cache_size ;;
+    remixdb) cp="$remix_cp"; class=dev.remixdb.ycsb.RemixDBClient; dirprop=remixdb.dir; cacheprop=remixdb.cache_size
+             extra="${REMIXDB_YCSB_PROPS:-}" ;;
     rocksdb) cp="$rocks_cp"; class=dev.remixdb.ycsb.RocksDBClient; dirprop=rocksdb.dir; cacheprop=rocksdb.cache_size ;;
   esac
   local txt="$out/$store-$step.txt" log="$out/$store-$step.log" rc=0
@@ -123,7 +125,7 @@ ycsb() {
   "$java_bin" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \
     "-Xmx$heap" -XX:+UseParallelGC ${REMIXDB_YCSB_JVM_OPTS:-} -cp "$cp" site.ycsb.Client "$mode" \
     -db "$class" -P "$here/workloads/workload$w" -threads "$threads" -s \
-    -p "recordcount=$records" -p "operationcount=$n" -p "$dirprop=$dir" -p "$cacheprop=$cache" \
+    -p "recordcount=$records" -p "operationcount=$n" -p "$dirprop=$dir" -p "$cacheprop=$cache" $extra \
     >"$txt" 2>"$log" || rc=$?
   expected=$([ "$mode" = -load ] && echo "$records" || echo "$n")
   local problem=""

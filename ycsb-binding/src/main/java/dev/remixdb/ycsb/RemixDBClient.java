@@ -35,6 +35,8 @@ public class RemixDBClient extends DB {
     private final KeyLayout keys = new KeyLayout();
     private final FieldNames names = new FieldNames();
     private Path dir;
+    /** Whether to print the store's stats when it opens and when the last client closes it. */
+    private boolean printStats;
     private RemixDB db;
 
     @Override
@@ -51,9 +53,14 @@ public class RemixDBClient extends DB {
         try {
             db = STORES.acquire(settings.dir(), d -> {
                 System.err.println(settings.describe());
-                return RemixDB.open(d, settings.options());
+                RemixDB opened = RemixDB.open(d, settings.options());
+                if (settings.printStats()) {
+                    System.err.println("RemixDB stats at open:\n" + opened.stats());
+                }
+                return opened;
             });
             dir = settings.dir();
+            printStats = settings.printStats();
         } catch (Exception e) {
             throw new DBException("RemixDB binding: cannot open the store in " + settings.dir() + ": " + e, e);
         }
@@ -66,7 +73,11 @@ public class RemixDBClient extends DB {
         }
         db = null;
         try {
-            STORES.release(dir);
+            STORES.release(dir, store -> {
+                if (printStats) {
+                    System.err.println("RemixDB stats at close:\n" + store.stats());
+                }
+            });
         } catch (Exception e) {
             throw new DBException("RemixDB binding: closing the store in " + dir + " failed: " + e, e);
         }

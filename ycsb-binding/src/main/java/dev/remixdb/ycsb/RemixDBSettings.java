@@ -18,7 +18,7 @@ import java.util.TreeSet;
  * @param dir     where the store lives ({@code remixdb.dir})
  * @param options the store's options
  */
-record RemixDBSettings(Path dir, Options options) {
+record RemixDBSettings(Path dir, Options options, boolean printStats) {
     static final String DIR = "remixdb.dir";
     static final String MEMTABLE_SIZE = "remixdb.memtable_size";
     static final String CACHE_SIZE = "remixdb.cache_size";
@@ -31,9 +31,10 @@ record RemixDBSettings(Path dir, Options options) {
     static final String ABORT_BELOW = "remixdb.compaction.abort_below";
     static final String RUN_COST = "remixdb.compaction.run_cost";
     static final String JMX = "remixdb.jmx";
+    static final String PRINT_STATS = "remixdb.print_stats";
 
     private static final Set<String> KNOWN = Set.of(DIR, MEMTABLE_SIZE, CACHE_SIZE, TABLE_SIZE, SYNC,
-            COMPRESSION, COMPACTION_THREADS, MAX_TABLES, SPLIT_TABLES, ABORT_BELOW, RUN_COST, JMX);
+            COMPRESSION, COMPACTION_THREADS, MAX_TABLES, SPLIT_TABLES, ABORT_BELOW, RUN_COST, JMX, PRINT_STATS);
 
     /**
      * Reads the settings.
@@ -79,8 +80,9 @@ record RemixDBSettings(Path dir, Options options) {
             b.compactionThreads(integer(COMPACTION_THREADS, v));
         }
         b.compactionPolicy(policy(p));
+        boolean printStats = (v = p.getProperty(PRINT_STATS)) != null && bool(PRINT_STATS, v);
         try {
-            return new RemixDBSettings(Path.of(dir), b.build());
+            return new RemixDBSettings(Path.of(dir), b.build(), printStats);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("bad remixdb.* properties: " + e.getMessage(), e);
         }
@@ -97,7 +99,8 @@ record RemixDBSettings(Path dir, Options options) {
                 + "\n  " + COMPRESSION + "=" + o.compression().name().toLowerCase(Locale.ROOT)
                 + "\n  " + COMPACTION_THREADS + "=" + o.compactionThreads()
                 + "\n  compaction policy: " + o.compactionPolicy()
-                + "\n  abort fraction: " + o.abortFraction();
+                + "\n  abort fraction: " + o.abortFraction()
+                + "\n  " + PRINT_STATS + "=" + printStats;
     }
 
     private static RemixDbPolicy policy(Properties p) {

@@ -3,6 +3,7 @@ package dev.remixdb.ycsb;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Stores shared by the client threads of one YCSB run, one per directory, reference-counted.
@@ -48,6 +49,11 @@ final class SharedStores<T extends AutoCloseable> {
 
     /** Drops one reference to the store in {@code dir}; the last one closes it. */
     synchronized void release(Path dir) throws Exception {
+        release(dir, store -> { });
+    }
+
+    /** As {@link #release(Path)}; the last reference first hands the store to {@code beforeClose}. */
+    synchronized void release(Path dir, Consumer<T> beforeClose) throws Exception {
         Path key = normalize(dir);
         Entry<T> e = open.get(key);
         if (e == null) {
@@ -55,7 +61,11 @@ final class SharedStores<T extends AutoCloseable> {
         }
         if (--e.users == 0) {
             open.remove(key); // removed first: a failing close must not leave a closed store shared
-            e.store.close();
+            try {
+                beforeClose.accept(e.store);
+            } finally {
+                e.store.close();
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.remixdb.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,6 +48,35 @@ class RemixDBClientTest extends BindingContract {
         DBException e = assertThrows(DBException.class, c::init);
         assertTrue(e.getMessage().contains("remixdb.memtable"), e.getMessage());
         assertEquals(0, users(dir.resolve("other")));
+    }
+
+    @Test
+    void statsArePrintedAtOpenAndByTheLastCleanupWhenAsked() throws Exception {
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        Path other = dir.resolve("stats");
+        DB first = withProperty(new RemixDBClient(), RemixDBSettings.DIR, other.toString());
+        first.getProperties().setProperty(RemixDBSettings.PRINT_STATS, "true");
+        DB second = withProperty(new RemixDBClient(), RemixDBSettings.DIR, other.toString());
+        second.getProperties().setProperty(RemixDBSettings.PRINT_STATS, "true");
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            first.init();
+            second.init();
+            insert(first, "t", "k", record("a", "1"));
+            first.cleanup();
+            String afterFirst = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(afterFirst.contains("RemixDB stats at open:"), afterFirst);
+            assertFalse(afterFirst.contains("RemixDB stats at close:"), "the store is still in use: " + afterFirst);
+            second.cleanup();
+        } finally {
+            System.setErr(err);
+        }
+        String out = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(1, out.split("RemixDB stats at open:", -1).length - 1, out);
+        assertEquals(1, out.split("RemixDB stats at close:", -1).length - 1, out);
+        assertTrue(out.contains("partitions"), out);
+        assertEquals(0, users(other));
     }
 
     @Test

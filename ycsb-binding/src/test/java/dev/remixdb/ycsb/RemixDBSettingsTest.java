@@ -1,6 +1,7 @@
 package dev.remixdb.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,6 +51,15 @@ class RemixDBSettingsTest {
         assertEquals(1, o.compactionThreads());
         assertEquals(RemixDbPolicy.builder().maxTables(8).splitTables(3).abortBelowFraction(0.25).runCost(0.5)
                 .build().toString(), o.compactionPolicy().toString());
+    }
+
+    @Test
+    void statsArePrintedOnlyWhenAsked() {
+        assertFalse(RemixDBSettings.from(props("remixdb.dir", "d")).printStats());
+        RemixDBSettings s = RemixDBSettings.from(props("remixdb.dir", "d", "remixdb.print_stats", "true"));
+        assertTrue(s.printStats());
+        assertTrue(s.describe().contains("remixdb.print_stats=true"), s.describe());
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.print_stats", "yes")).startsWith("remixdb.print_stats"));
     }
 
     @Test
