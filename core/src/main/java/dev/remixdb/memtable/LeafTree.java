@@ -7,7 +7,6 @@ import dev.remixdb.remix.Keys;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 
 /**
  * The ordered index of a {@link Memtable}: a B+-tree over entry handles, ordered by key ascending,
@@ -69,7 +68,6 @@ final class LeafTree implements OrderedIndex {
     private static final int SLOTS = 56;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
-    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
     /** No bound known for a node's keys: never equal to a handle (those are 0 or positive). */
     private static final long UNKNOWN = -1;
