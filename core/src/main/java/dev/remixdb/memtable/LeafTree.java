@@ -157,7 +157,7 @@ final class LeafTree implements OrderedIndex {
         s.set(INT, at + SKIP, skip);
         for (int i = level(node) == 0 ? 0 : 1; i < count; i++) {
             long h = handleAt(node, i, cap);
-            s.set(LONG, at + SLOTS + 8L * i, prefix(entries.segment(h), entries.keyOffset(h), entries.keyLength(h), skip));
+            s.set(LONG, at + SLOTS + 8L * i, Keys.head(entries.segment(h), entries.keyOffset(h), entries.keyLength(h), skip));
         }
     }
 
@@ -245,11 +245,6 @@ final class LeafTree implements OrderedIndex {
 
     // ---------------------------------------------------------------- keys
 
-    /** The 8 bytes of {@code key} after its first {@code skip}, big-endian, zero-padded. */
-    private static long prefix(MemorySegment key, long off, int len, int skip) {
-        return Keys.head(key, off, len, skip);
-    }
-
     /**
      * Order of (key, seq) against the entry {@code e} whose prefix in a node with {@code skip} is
      * {@code ePrefix}: negative when (key, seq) comes first. Keys ascend, seqs descend.
@@ -290,7 +285,7 @@ final class LeafTree implements OrderedIndex {
                 return c < 0 ? lo : count;
             }
         }
-        long p = prefix(key, off, len, skip);
+        long p = Keys.head(key, off, len, skip);
         // Slots whose prefix is below the key's come before it, those whose prefix is above come after
         // it, and prefixes ascend with the keys. The last prefix of every group of eight (one per
         // cache line) is compared first: the groups that end below the key come before it, and these
@@ -431,7 +426,7 @@ final class LeafTree implements OrderedIndex {
         long previous = 0;
         for (int i = leaf ? 0 : 1; i < count; i++) {
             long e = handleAt(node, i, leaf ? LEAF_CAP : INNER_CAP);
-            long want = prefix(entries.segment(e), entries.keyOffset(e), entries.keyLength(e), skip);
+            long want = Keys.head(entries.segment(e), entries.keyOffset(e), entries.keyLength(e), skip);
             long got = prefixAt(node, i);
             if (got != want || Long.compareUnsigned(got, previous) < 0) {
                 throw new IllegalStateException("node " + node + " (level " + level(node) + ", skip " + skip
@@ -612,7 +607,7 @@ final class LeafTree implements OrderedIndex {
                 skip = shared;
             }
         }
-        long p = prefix(entries.segment(handle), entries.keyOffset(handle), entries.keyLength(handle), skip);
+        long p = Keys.head(entries.segment(handle), entries.keyOffset(handle), entries.keyLength(handle), skip);
         beginWrite(node);
         if (lowered >= 0) {
             reskip(node, count, cap, lowered);

@@ -34,9 +34,8 @@ public class RemixDBClient extends DB {
 
     private final KeyLayout keys = new KeyLayout();
     private final FieldNames names = new FieldNames();
-    private Path dir;
-    /** Whether to print the store's stats when it opens and when the last client closes it. */
-    private boolean printStats;
+    /** The settings this client opened its store with; null before init. */
+    private RemixDBSettings settings;
     private RemixDB db;
 
     @Override
@@ -44,25 +43,24 @@ public class RemixDBClient extends DB {
         if (db != null) {
             throw new DBException("RemixDBClient.init called twice");
         }
-        RemixDBSettings settings;
+        RemixDBSettings s;
         try {
-            settings = RemixDBSettings.from(getProperties());
+            s = RemixDBSettings.from(getProperties());
         } catch (IllegalArgumentException e) {
             throw new DBException("RemixDB binding: " + e.getMessage(), e);
         }
         try {
-            db = STORES.acquire(settings.dir(), d -> {
-                System.err.println(settings.describe());
-                RemixDB opened = RemixDB.open(d, settings.options());
-                if (settings.printStats()) {
+            db = STORES.acquire(s.dir(), d -> {
+                System.err.println(s.describe());
+                RemixDB opened = RemixDB.open(d, s.options());
+                if (s.printStats()) {
                     System.err.println("RemixDB stats at open:\n" + opened.stats());
                 }
                 return opened;
             });
-            dir = settings.dir();
-            printStats = settings.printStats();
+            settings = s;
         } catch (Exception e) {
-            throw new DBException("RemixDB binding: cannot open the store in " + settings.dir() + ": " + e, e);
+            throw new DBException("RemixDB binding: cannot open the store in " + s.dir() + ": " + e, e);
         }
     }
 
@@ -73,13 +71,13 @@ public class RemixDBClient extends DB {
         }
         db = null;
         try {
-            STORES.release(dir, store -> {
-                if (printStats) {
+            STORES.release(settings.dir(), store -> {
+                if (settings.printStats()) {
                     System.err.println("RemixDB stats at close:\n" + store.stats());
                 }
             });
         } catch (Exception e) {
-            throw new DBException("RemixDB binding: closing the store in " + dir + " failed: " + e, e);
+            throw new DBException("RemixDB binding: closing the store in " + settings.dir() + " failed: " + e, e);
         }
     }
 

@@ -15,8 +15,9 @@ import java.util.TreeSet;
  * Every property but {@code remixdb.dir} is optional and defaults to the {@link Options} default;
  * a property this class does not know is an error, so a typo does not silently run the defaults.
  *
- * @param dir     where the store lives ({@code remixdb.dir})
- * @param options the store's options
+ * @param dir        where the store lives ({@code remixdb.dir})
+ * @param options    the store's options
+ * @param printStats whether the binding prints the store's stats at open and close ({@code remixdb.print_stats})
  */
 record RemixDBSettings(Path dir, Options options, boolean printStats) {
     static final String DIR = "remixdb.dir";
