@@ -78,6 +78,7 @@ public final class WritePipeline {
         this.visibleSeq = lastSeq;
         this.closedError = closedError;
         versions.current().mem().startSeq(lastSeq + 1);
+        versions.current().mem().memtable().expectFullAt(config.memtableBytes());
         this.flusher = new WalFlusher(() -> this.wal, dir, config.walFlushMillis() * 1_000_000, versions::fail,
                 "remixdb-wal");
         flusher.start();
@@ -652,6 +653,7 @@ public final class WritePipeline {
             flusher.retire(old);
             MemtableRef fresh = VersionSet.newMemtable(number);
             fresh.startSeq(lastSeq + 1);
+            fresh.memtable().expectFullAt(config.memtableBytes());
             versions.freeze(fresh);
             fresh.release();
         } finally {

@@ -112,11 +112,36 @@ public final class PageMemory {
         } catch (Throwable t) {
             // Only advice: the mapping works with 4 KiB pages.
         }
-        MAPPED.addAndGet(length);
-        return MemorySegment.ofAddress(aligned).reinterpret(bytes, arena, s -> {
+        MemorySegment segment;
+        try {
+            segment = MemorySegment.ofAddress(aligned).reinterpret(bytes, arena, s -> {
+                unmap(aligned, length);
+                MAPPED.addAndGet(-length);
+            });
+        } catch (RuntimeException e) {
+            // The arena closed meanwhile (a background preparation racing a close): nothing owns
+            // the mapping, so it goes now.
             unmap(aligned, length);
-            MAPPED.addAndGet(-length);
-        });
+            throw e;
+        }
+        MAPPED.addAndGet(length);
+        return segment;
+    }
+
+    /** Bytes between two writes of {@link #touch}: the smallest page size. */
+    private static final long SMALL_PAGE = 4096;
+
+    /**
+     * Writes a zero into every 4 KiB page of {@code segment} (zero-filled memory nobody uses yet), so
+     * that the kernel backs all of it now: page faults, and the zeroing of a whole huge page at its
+     * first touch (milliseconds on a virtual machine), are then paid by the caller's thread, not by
+     * whoever writes into the memory first.
+     */
+    public static void touch(MemorySegment segment) {
+        long size = segment.byteSize();
+        for (long at = 0; at < size; at += SMALL_PAGE) {
+            segment.set(ValueLayout.JAVA_BYTE, at, (byte) 0);
+        }
     }
 
     private static void unmap(long address, long length) {

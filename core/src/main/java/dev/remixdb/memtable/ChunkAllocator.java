@@ -1,6 +1,7 @@
 package dev.remixdb.memtable;
 
 import dev.remixdb.io.PageMemory;
+import dev.remixdb.io.PreparedMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,6 +18,10 @@ import java.util.Arrays;
  *
  * <p>An allocation larger than a quarter of a chunk gets a chunk of its own, so a 64 MiB value
  * neither needs 64 MiB chunks nor wastes the tail of the current one.
+ *
+ * <p>Chunks of a huge page or more are prepared one ahead ({@link PreparedMemory}): the next chunk is
+ * mapped and faulted in by a background thread while the writer fills the current one, so the writer
+ * does not wait for the kernel to zero a huge page every few thousand inserts.
  */
 final class ChunkAllocator implements AutoCloseable {
     static final long NULL = 0;
@@ -35,9 +40,19 @@ final class ChunkAllocator implements AutoCloseable {
     private int currentChunk = -1;
     private long used;
     private volatile long reservedBytes;
+    /** The next regular chunk, being prepared; null when chunks are too small to be worth it. */
+    private PreparedMemory next;
 
     ChunkAllocator(int chunkSize) {
         this.chunkSize = chunkSize;
+        prepareNext();
+    }
+
+    private void prepareNext() {
+        if (chunkSize >= PageMemory.HUGE_PAGE && PageMemory.mapping()) {
+            next = PreparedMemory.prepare(arena, chunkSize);
+            reservedBytes += chunkSize;
+        }
     }
 
     /** Reserves {@code size} bytes (a multiple of 8, 8-aligned, zero-filled); writer only. */
@@ -48,7 +63,7 @@ final class ChunkAllocator implements AutoCloseable {
             return handle(c, 8);
         }
         if (currentChunk < 0 || used + size > chunkSize) {
-            currentChunk = addChunk(chunkSize);
+            currentChunk = addRegularChunk();
             used = currentChunk == 0 ? 8 : 0;
         }
         long at = used;
@@ -56,9 +71,22 @@ final class ChunkAllocator implements AutoCloseable {
         return handle(currentChunk, at);
     }
 
+    private int addRegularChunk() {
+        if (next == null) {
+            return addChunk(chunkSize);
+        }
+        MemorySegment chunk = next.take();
+        prepareNext();
+        return add(chunk, 0);
+    }
+
     private int addChunk(long size) {
-        // Huge pages for whole chunks: a skip-list hop is a cache miss, and without them a TLB miss too.
-        MemorySegment chunk = PageMemory.allocate(arena, size);
+        // Huge pages for whole chunks: a search hop is a cache miss, and without them a TLB miss too.
+        return add(PageMemory.allocate(arena, size), size);
+    }
+
+    /** Publishes {@code chunk}, counting {@code newBytes} more reserved; returns its index. */
+    private int add(MemorySegment chunk, long newBytes) {
         MemorySegment[] array = chunks;
         MemorySegment[] viewArray = views;
         if (chunkCount == array.length) {
@@ -70,7 +98,7 @@ final class ChunkAllocator implements AutoCloseable {
         // Volatile writes, also when the arrays did not grow: they order the slot stores.
         views = viewArray;
         chunks = array;
-        reservedBytes += size;
+        reservedBytes += newBytes;
         return chunkCount++;
     }
 
@@ -104,6 +132,9 @@ final class ChunkAllocator implements AutoCloseable {
     /** Frees every chunk; views handed out before become inaccessible. Idempotent. */
     @Override
     public void close() {
+        if (next != null) {
+            next.cancel();
+        }
         if (arena.scope().isAlive()) {
             arena.close();
         }

@@ -60,6 +60,8 @@ public final class Memtable implements AutoCloseable {
     private volatile RangeTombstone[] ranges = NO_RANGES;
     private static final RangeTombstone[] NO_RANGES = {};
     private volatile long maxSeq = -1;
+    /** Data bytes at which the owner freezes this memtable, 0 when unknown (see {@link #expectFullAt}). */
+    private long fullAt;
 
     /** A memtable with 2 MiB chunks. */
     public Memtable() {
@@ -221,6 +223,28 @@ public final class Memtable implements AutoCloseable {
      */
     public void stopPointIndex() {
         pointIndexed = false;
+    }
+
+    /**
+     * Tells the memtable that its owner freezes it once it holds about {@code dataBytes} bytes of
+     * keys and values, so that it does not prepare memory it will not fill (a point index table
+     * twice the size it ends with). Writer only; it counts from the next add on.
+     */
+    public void expectFullAt(long dataBytes) {
+        this.fullAt = dataBytes;
+    }
+
+    /**
+     * Whether the memtable may still come to hold {@code n} entries: at the data bytes per entry seen
+     * so far, before it is full (see {@link #expectFullAt}); true when that is not known. Writer only.
+     */
+    boolean mayHold(long n) {
+        long count = entryCount;
+        long bytes = dataBytes;
+        if (fullAt <= 0 || count == 0 || bytes == 0) {
+            return true;
+        }
+        return (double) fullAt / bytes * count >= n;
     }
 
     /** Whether point lookups use the hash index (see {@link #stopPointIndex()}). */

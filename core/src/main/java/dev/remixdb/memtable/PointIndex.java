@@ -1,6 +1,7 @@
 package dev.remixdb.memtable;
 
 import dev.remixdb.io.PageMemory;
+import dev.remixdb.io.PreparedMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,7 +31,9 @@ import java.lang.invoke.VarHandle;
  * one with its newest node, so what the old one still holds of it is never the answer. A rehash of
  * millions of slots in one put would stop the writer for a tenth of a second. Old tables are freed
  * only with the index, at {@link #close()} (readers may still be probing them); their sizes sum to
- * less than the current table's.
+ * less than the current table's. A table of a huge page or more is prepared in the background
+ * ({@link PreparedMemory}) from when the current one is three eighths full, so that the writer does
+ * not fault in tens of megabytes, a huge page every few puts, while it migrates.
  */
 final class PointIndex implements AutoCloseable {
     private static final int SLOT = 16;
@@ -52,14 +55,38 @@ final class PointIndex implements AutoCloseable {
     /** Keys in {@link #table} (writer only). */
     private long size;
     private volatile long reservedBytes;
+    /** The next table's memory, being prepared; null when none is. */
+    private PreparedMemory next;
 
     PointIndex() {
         table = allocate(INITIAL_SLOTS);
     }
 
     private Table allocate(long slotCount) {
-        reservedBytes += slotCount * SLOT;
-        return new Table(PageMemory.allocate(arena, slotCount * SLOT), slotCount - 1);
+        long bytes = slotCount * SLOT;
+        MemorySegment slots;
+        if (next != null && next.bytes() == bytes) {
+            slots = next.take();
+            next = null;
+        } else {
+            reservedBytes += bytes;
+            slots = PageMemory.allocate(arena, bytes);
+        }
+        return new Table(slots, slotCount - 1);
+    }
+
+    /**
+     * Starts preparing the table that replaces {@code t} when it is worth it, not begun, and likely
+     * needed: {@code t} grows at half full, which the memtable may never reach (a prepared table is
+     * memory faulted in: tens of megabytes wasted when the memtable freezes first).
+     */
+    private void prepareNext(Table t, Memtable owner) {
+        long bytes = (t.mask + 1) * 2 * SLOT;
+        if (next == null && bytes >= PageMemory.HUGE_PAGE && PageMemory.mapping()
+                && owner.mayHold((t.mask + 1) / 2 + 1)) {
+            next = PreparedMemory.prepare(arena, bytes);
+            reservedBytes += bytes;
+        }
     }
 
     /** A hash never 0, so that 0 can mark an empty slot. */
@@ -123,8 +150,15 @@ final class PointIndex implements AutoCloseable {
             }
         }
         Table t = table;
-        if (insert(t, hash, node, owner) && ++size * 2 > t.mask + 1 && old == null) {
-            grow(t);
+        if (insert(t, hash, node, owner)) {
+            long filled = ++size * 8;
+            if (filled > 3 * (t.mask + 1) && old == null) {
+                if (filled > 4 * (t.mask + 1)) {
+                    grow(t);
+                } else {
+                    prepareNext(t, owner);
+                }
+            }
         }
     }
 
@@ -197,6 +231,9 @@ final class PointIndex implements AutoCloseable {
     /** Frees every table. Idempotent; no reader may probe afterwards (they get IllegalStateException). */
     @Override
     public void close() {
+        if (next != null) {
+            next.cancel();
+        }
         if (arena.scope().isAlive()) {
             arena.close();
         }

@@ -45,6 +45,32 @@ class MemtableTest {
     }
 
     /**
+     * The point index prepares its next table (a huge page or more) ahead of growing, unless the
+     * memtable will be frozen before it could need it: that memory would be faulted in for nothing.
+     */
+    @Test
+    void thePointIndexPreparesOnlyATableTheMemtableCanReach() {
+        int n = 30_000;  // past 3/8 of a table of 65,536 slots (24,576 keys), short of growing it (32,769)
+        long unknown;
+        long bounded;
+        try (Memtable m = new Memtable()) {
+            for (int i = 0; i < n; i++) {
+                m.add(i + 1, b(String.format("key%07d", i)), b("value"));
+            }
+            unknown = m.memoryBytes();
+        }
+        try (Memtable m = new Memtable()) {
+            m.expectFullAt(31_000L * 15);  // frozen at about 31,000 of these 15-byte entries
+            for (int i = 0; i < n; i++) {
+                m.add(i + 1, b(String.format("key%07d", i)), b("value"));
+            }
+            bounded = m.memoryBytes();
+            assertArrayEquals(b("value"), m.value(m.find(b("key0012345"), Long.MAX_VALUE)));
+        }
+        assertEquals(2L << 20, unknown - bounded, "the next table, 131,072 slots of 16 bytes, prepared only when reachable");
+    }
+
+    /**
      * While the point index moves its keys into a larger table, an aborted compaction puts older
      * versions of keys back: lookups, which ask the new table first, must still find each key's newest
      * version even when the old table still held it.
