@@ -1,6 +1,7 @@
 package dev.remixdb.cache;
 
 import dev.remixdb.io.PageMemory;
+import dev.remixdb.io.PreparedMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -10,6 +11,10 @@ import java.util.Arrays;
  * returned to one free list. Shared rather than per shard so that memory taken beyond the budget
  * while a shard's blocks are all pinned is reused by any shard later: new memory is carved only
  * when every carved slot is in use, which bounds the cache at budget + pinned blocks. Thread-safe.
+ *
+ * <p>While the cache fills, the next chunk within the budget is prepared in the background
+ * ({@link PreparedMemory}): otherwise the reader that first writes a block into a fresh chunk waits
+ * for the kernel to zero its huge page, milliseconds on a virtual machine, once every 512 misses.
  */
 final class SlotAllocator {
     /** Slots per chunk: 2 MiB chunks keep native allocations few, and each is one huge page. */
@@ -23,6 +28,8 @@ final class SlotAllocator {
     private long chunkUsed;
     private long carved;
     private long nativeBytes;
+    /** The next chunk within the budget, being prepared; null when none is. */
+    private PreparedMemory next;
 
     SlotAllocator(Arena arena, long budgetSlots) {
         this.arena = arena;
@@ -38,14 +45,30 @@ final class SlotAllocator {
             long slots = carved < budgetSlots ? Math.min(CHUNK_SLOTS, budgetSlots - carved) : 1;
             // Page-aligned, so slots can later be targets of direct (O_DIRECT) reads; whole chunks are
             // mapped on huge pages (see PageMemory).
-            chunk = PageMemory.allocate(arena, slots * BlockCache.SLOT_BYTES);
+            long bytes = slots * BlockCache.SLOT_BYTES;
+            if (next != null && next.bytes() == bytes) {
+                chunk = next.take();  // counted when prepared
+            } else {
+                chunk = PageMemory.allocate(arena, bytes);
+                nativeBytes += bytes;
+            }
+            next = null;
             chunkUsed = 0;
-            nativeBytes += chunk.byteSize();
+            prepareNext(carved + slots);
         }
         MemorySegment s = chunk.asSlice(chunkUsed, BlockCache.SLOT_BYTES);
         chunkUsed += BlockCache.SLOT_BYTES;
         carved++;
         return s;
+    }
+
+    /** Prepares the chunk that follows one ending at slot {@code end}, when it is a huge page within the budget. */
+    private void prepareNext(long end) {
+        long slots = Math.min(CHUNK_SLOTS, budgetSlots - end);
+        if (slots * BlockCache.SLOT_BYTES >= PageMemory.HUGE_PAGE && PageMemory.mapping()) {
+            next = PreparedMemory.prepare(arena, slots * BlockCache.SLOT_BYTES);
+            nativeBytes += slots * BlockCache.SLOT_BYTES;
+        }
     }
 
     synchronized void give(MemorySegment slot) {
@@ -61,6 +84,10 @@ final class SlotAllocator {
 
     /** Forgets all slots; the cache frees the memory by closing the arena. */
     synchronized void clear() {
+        if (next != null) {
+            next.cancel();
+            next = null;
+        }
         free = new MemorySegment[0];
         freeCount = 0;
         chunk = MemorySegment.NULL;
