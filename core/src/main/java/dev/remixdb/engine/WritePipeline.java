@@ -107,7 +107,7 @@ public final class WritePipeline {
      * The ops must be valid: the API checks user input before it gets here.
      */
     public void write(List<WalOp> ops, boolean sync) throws IOException {
-        submit(new WriteRequest(ops, sync || config.syncWrites(), lock.newCondition()), false);
+        submit(new WriteRequest(ops, sync || config.syncWrites()), false);
     }
 
     /** What a read-modify-write function reads through: the store as of the writes before it. */
@@ -134,7 +134,7 @@ public final class WritePipeline {
      * function: concurrent read-modify-writes of different keys read in parallel.
      */
     public void update(byte[] key, Function<Reader, List<WalOp>> prepare, boolean sync) throws IOException {
-        WriteRequest w = new WriteRequest(prepare, sync || config.syncWrites(), lock.newCondition());
+        WriteRequest w = new WriteRequest(prepare, sync || config.syncWrites());
         // The sequence number first: every write up to it is in the state acquired after it.
         long seen = visibleSeq;
         ReadState s = versions.acquire();
@@ -156,7 +156,7 @@ public final class WritePipeline {
      * lost, so that whatever a crash loses is always the newest writes, logged or not.
      */
     public void writeUnlogged(List<WalOp> ops) throws IOException {
-        submit(new WriteRequest(ops, false, false, lock.newCondition()), false);
+        submit(new WriteRequest(ops, false, false), false);
     }
 
     /**
@@ -177,7 +177,7 @@ public final class WritePipeline {
      * can be compacted for reasons other than new data.
      */
     public MemtableRef freezeMemtable(boolean evenIfEmpty) throws IOException {
-        WriteRequest w = WriteRequest.turnOnly(lock.newCondition(), evenIfEmpty);
+        WriteRequest w = WriteRequest.turnOnly(evenIfEmpty);
         submit(w, true);
         return w.frozen;
     }
@@ -205,7 +205,7 @@ public final class WritePipeline {
         if (closed) {
             throw closedError.get();
         }
-        submit(WriteRequest.turnOnly(lock.newCondition()), false, true, moment);
+        submit(WriteRequest.turnOnly(), false, true, moment);
     }
 
     private void runMoment(Moment moment) throws IOException {
@@ -245,6 +245,9 @@ public final class WritePipeline {
             }
             requests.addLast(w);
             while (!w.done && requests.peekFirst() != w) {
+                if (w.turn == null) {
+                    w.turn = lock.newCondition();
+                }
                 w.turn.awaitUninterruptibly();
             }
             if (w.done) {
@@ -335,11 +338,11 @@ public final class WritePipeline {
                     x.error = error;
                 }
                 if (x != w) {
-                    x.turn.signal();
+                    signal(x);
                 }
             }
             if (!requests.isEmpty()) {
-                requests.peekFirst().turn.signal();
+                signal(requests.peekFirst());
             }
         } finally {
             lock.unlock();
@@ -450,7 +453,14 @@ public final class WritePipeline {
     private void leaveHead() {
         requests.removeFirst();
         if (!requests.isEmpty()) {
-            requests.peekFirst().turn.signal();
+            signal(requests.peekFirst());
+        }
+    }
+
+    /** Under {@link #lock}: wakes {@code w}'s thread if it waits (one that does not yet sees the change when it checks). */
+    private static void signal(WriteRequest w) {
+        if (w.turn != null) {
+            w.turn.signal();
         }
     }
 
@@ -671,7 +681,7 @@ public final class WritePipeline {
         }
         if (unloggedPending()) {
             // An empty logged write: its turn at the head persists what skipped the WAL.
-            submit(WriteRequest.turnOnly(lock.newCondition()), false, true, null);
+            submit(WriteRequest.turnOnly(), false, true, null);
         }
         WalWriter log;
         lock.lock();

@@ -19,7 +19,11 @@ final class WriteRequest {
     final boolean sync;
     /** False for a write that skips the WAL (see {@link WritePipeline#writeUnlogged}). */
     final boolean logged;
-    final Condition turn;
+    /**
+     * Signalled when the request reaches the head of the queue or is done; made by the request's
+     * own thread when it first has to wait (most never do: a lone writer is always the head).
+     */
+    Condition turn;
     /**
      * A turn at the head of the queue that writes nothing (a freeze, a sync's persist, a checkpoint's
      * moment): it never joins another leader's group, since its work is done only by itself.
@@ -39,41 +43,38 @@ final class WriteRequest {
     byte[] readValue;
     long readSeq;
 
-    WriteRequest(List<WalOp> ops, boolean sync, Condition turn) {
-        this(ops, sync, true, turn);
+    WriteRequest(List<WalOp> ops, boolean sync) {
+        this(ops, sync, true);
     }
 
-    WriteRequest(List<WalOp> ops, boolean sync, boolean logged, Condition turn) {
-        this(ops, sync, logged, turn, false, false);
+    WriteRequest(List<WalOp> ops, boolean sync, boolean logged) {
+        this(ops, sync, logged, false, false);
     }
 
-    private WriteRequest(List<WalOp> ops, boolean sync, boolean logged, Condition turn, boolean alone,
-                         boolean evenIfEmpty) {
+    private WriteRequest(List<WalOp> ops, boolean sync, boolean logged, boolean alone, boolean evenIfEmpty) {
         this.prepare = null;
         this.ops = ops;
         this.sync = sync;
         this.logged = logged;
-        this.turn = turn;
         this.alone = alone;
         this.evenIfEmpty = evenIfEmpty;
     }
 
     /** A request that only takes its turn at the head of the queue (see {@link #alone}). */
-    static WriteRequest turnOnly(Condition turn) {
-        return turnOnly(turn, false);
+    static WriteRequest turnOnly() {
+        return turnOnly(false);
     }
 
     /** A turn-only request; for a freeze, {@code evenIfEmpty} freezes an empty memtable too. */
-    static WriteRequest turnOnly(Condition turn, boolean evenIfEmpty) {
-        return new WriteRequest(List.of(), false, true, turn, true, evenIfEmpty);
+    static WriteRequest turnOnly(boolean evenIfEmpty) {
+        return new WriteRequest(List.of(), false, true, true, evenIfEmpty);
     }
 
-    WriteRequest(Function<WritePipeline.Reader, List<WalOp>> prepare, boolean sync, Condition turn) {
+    WriteRequest(Function<WritePipeline.Reader, List<WalOp>> prepare, boolean sync) {
         this.prepare = prepare;
         this.ops = List.of();
         this.sync = sync;
         this.logged = true;
-        this.turn = turn;
         this.alone = false;
         this.evenIfEmpty = false;
     }
