@@ -90,6 +90,8 @@ final class LeafTree implements OrderedIndex {
      * keys seldom land in one leaf twice in a row, so they almost never pay for the try.
      */
     private boolean repeatLeaf;
+    /** Writer-only: the largest seq inserted; a search for a larger one may skip reading ties ({@link #rank}). */
+    private long maxSeq = -1;
 
     LeafTree(ChunkAllocator memory, Entries entries) {
         this.memory = memory;
@@ -270,7 +272,7 @@ final class LeafTree implements OrderedIndex {
      * met a 0 handle, which only a torn read can show.
      */
     private int rank(long node, int count, int cap, MemorySegment key, long off, int len, long seq, boolean leaf,
-                     boolean strict) {
+                     boolean strict, boolean newest) {
         int skip = skip(node);
         int lo = leaf ? 0 : 1;
         if (skip > 0 && open(node)) {
@@ -313,6 +315,15 @@ final class LeafTree implements OrderedIndex {
                 below = i;
                 break;
             }
+        }
+        if (newest && len - skip <= 8 && (len == skip || key.get(ValueLayout.JAVA_BYTE, off + len - 1) != 0)) {
+            // The writer's search for a seq above every seq in the tree, with a key whose rest fits in
+            // the prefix and does not end in a zero byte: every slot whose prefix ties is a version of
+            // this key (older, so after it) or a longer key that extends it with zero bytes (after
+            // it too). A shorter key ties only when this one ends in zeros. So the new entry goes
+            // before all ties, and no entry needs to be read: a hot key's versions, tens of them per
+            // node under Zipfian updates, cost a binary search of cache misses otherwise.
+            return below;
         }
         int notAbove = count;
         for (int i = below; i < count; i++) {
@@ -390,13 +401,13 @@ final class LeafTree implements OrderedIndex {
             }
             int count = count(node);
             if (level == 0) {
-                int slot = rank(node, count, LEAF_CAP, key, off, len, seq, true, true);
+                int slot = rank(node, count, LEAF_CAP, key, off, len, seq, true, true, false);
                 if (slot < 0 || !unchanged(node, v)) {
                     return null;
                 }
                 return new Found(node, slot, v);
             }
-            int i = rank(node, count, INNER_CAP, key, off, len, seq, false, false) - 1;
+            int i = rank(node, count, INNER_CAP, key, off, len, seq, false, false, false) - 1;
             if (i < 0) {
                 return null;
             }
@@ -517,6 +528,7 @@ final class LeafTree implements OrderedIndex {
      */
     @Override
     public long locate(MemorySegment key, long off, int len, long seq) {
+        boolean newest = seq > maxSeq;
         // A full leaf needs the path to its parents for a split: search from the root then.
         if (repeatLeaf && count(lastLeaf) < LEAF_CAP) {
             long leaf = lastLeaf;
@@ -529,7 +541,7 @@ final class LeafTree implements OrderedIndex {
                 // and a count over every prefix in the leaf.
                 slot = count;
             } else if (within(leaf, key, off, len, seq)) {
-                slot = rank(leaf, count, LEAF_CAP, key, off, len, seq, true, true);
+                slot = rank(leaf, count, LEAF_CAP, key, off, len, seq, true, true, newest);
             }
             if (slot >= 0) {
                 pathNodes[0] = leaf;
@@ -541,14 +553,14 @@ final class LeafTree implements OrderedIndex {
         long node = root;
         int depth = 0;
         while (level(node) > 0) {
-            int i = rank(node, count(node), INNER_CAP, key, off, len, seq, false, false) - 1;
+            int i = rank(node, count(node), INNER_CAP, key, off, len, seq, false, false, newest) - 1;
             pathNodes[depth] = node;
             pathIndex[depth] = i;
             depth++;
             node = childAt(node, i);
         }
         pathNodes[depth] = node;
-        int slot = rank(node, count(node), LEAF_CAP, key, off, len, seq, true, true);
+        int slot = rank(node, count(node), LEAF_CAP, key, off, len, seq, true, true, newest);
         pathIndex[depth] = slot;
         pathDepth = depth;
         return slot < count(node) ? handleAt(node, slot, LEAF_CAP) : NULL;
@@ -574,6 +586,9 @@ final class LeafTree implements OrderedIndex {
             }
         }
         insertSlot(leaf, slot, e, NULL);
+        if (seq > maxSeq) {
+            maxSeq = seq;
+        }
         repeatLeaf = leaf == lastLeaf;
         lastLeaf = leaf;
     }
