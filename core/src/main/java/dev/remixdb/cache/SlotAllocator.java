@@ -31,9 +31,16 @@ final class SlotAllocator {
     /** The next chunk within the budget, being prepared; null when none is. */
     private PreparedMemory next;
 
+    /** Whether chunks are prepared in the background: registered with {@link PreparedMemory} until {@link #clear()}. */
+    private boolean preparing;
+
     SlotAllocator(Arena arena, long budgetSlots) {
         this.arena = arena;
         this.budgetSlots = budgetSlots;
+        this.preparing = budgetSlots * BlockCache.SLOT_BYTES >= 2 * PageMemory.HUGE_PAGE && PageMemory.mapping();
+        if (preparing) {
+            PreparedMemory.register();
+        }
     }
 
     synchronized MemorySegment take() {
@@ -65,7 +72,7 @@ final class SlotAllocator {
     /** Prepares the chunk that follows one ending at slot {@code end}, when it is a huge page within the budget. */
     private void prepareNext(long end) {
         long slots = Math.min(CHUNK_SLOTS, budgetSlots - end);
-        if (slots * BlockCache.SLOT_BYTES >= PageMemory.HUGE_PAGE && PageMemory.mapping()) {
+        if (preparing && slots * BlockCache.SLOT_BYTES >= PageMemory.HUGE_PAGE) {
             next = PreparedMemory.prepare(arena, slots * BlockCache.SLOT_BYTES);
             nativeBytes += slots * BlockCache.SLOT_BYTES;
         }
@@ -87,6 +94,10 @@ final class SlotAllocator {
         if (next != null) {
             next.cancel();
             next = null;
+        }
+        if (preparing) {
+            preparing = false;
+            PreparedMemory.unregister();
         }
         free = new MemorySegment[0];
         freeCount = 0;

@@ -22,12 +22,16 @@ import java.util.concurrent.TimeUnit;
  * work. {@link #cancel()} gives it up. The memory belongs to {@code arena} in every case: closing
  * the arena frees it, even when it closes while the memory is being prepared.
  *
- * <p>One daemon thread for the JVM does the work, started on demand and ended when idle for a few
- * seconds: faulting memory in is bound by the kernel's page zeroing, which more threads would only
- * share.
+ * <p>One daemon thread for the JVM does the work: faulting memory in is bound by the kernel's page
+ * zeroing, which more threads would only share. It runs while any owner of memory to prepare is
+ * open: owners {@link #register()} when they open and {@link #unregister()} when they close, and
+ * the thread ends with the last one, so a store's close() leaves no thread of ours behind. A
+ * preparation asked for while no owner is registered is done by {@link #take()} itself.
  */
 public final class PreparedMemory {
-    private static final ThreadPoolExecutor WORKER = worker();
+    /** The background thread's executor while owners are registered, else null (guarded by the class). */
+    private static ThreadPoolExecutor worker;
+    private static int owners;
     /** Bytes faulted in per turn of the background thread. */
     private static final long STEP = 4L << 20;
 
@@ -46,8 +50,42 @@ public final class PreparedMemory {
     /** Starts preparing {@code bytes} of zero-filled memory owned by {@code arena} (a shared arena). */
     public static PreparedMemory prepare(Arena arena, long bytes) {
         PreparedMemory p = new PreparedMemory(arena, bytes);
-        WORKER.execute(p::run);
+        submit(p::run);
         return p;
+    }
+
+    /** Queues {@code task} for the background thread; false when there is none (no owner is registered). */
+    private static synchronized boolean submit(Runnable task) {
+        if (worker == null) {
+            return false;
+        }
+        worker.execute(task);
+        return true;
+    }
+
+    /** An owner of memory to prepare opened: the background thread runs until every owner has unregistered. */
+    public static synchronized void register() {
+        if (owners++ == 0) {
+            worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "remixdb-prepare-memory");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+    }
+
+    /**
+     * An owner closed (once per {@link #register()}). With the last one the background thread ends,
+     * after the work queued, which for closed owners fails at once and is dropped.
+     */
+    public static synchronized void unregister() {
+        if (owners == 0) {
+            throw new IllegalStateException("unregister() without register()");
+        }
+        if (--owners == 0) {
+            worker.shutdown();
+            worker = null;
+        }
     }
 
     /** The size asked for. */
@@ -95,7 +133,9 @@ public final class PreparedMemory {
                     return;  // cancelled: the arena keeps what was mapped
                 }
             }
-            WORKER.execute(() -> touchFrom(m, end));
+            if (!submit(() -> touchFrom(m, end))) {
+                finish(m);  // the last owner closed: the memory is valid, only not all faulted in
+            }
         }
     }
 
@@ -109,7 +149,7 @@ public final class PreparedMemory {
 
     /**
      * The memory, zero-filled, of {@link #bytes()} bytes, owned by the arena. Once only: a second
-     * call, or one after {@link #cancel()}, throws {@link IllegalStateException}.
+     * call, one after {@link #cancel()}, or one after the arena closed throws {@link IllegalStateException}.
      */
     public MemorySegment take() {
         MemorySegment m;
@@ -133,6 +173,9 @@ public final class PreparedMemory {
             state = State.TAKEN;
             memory = null;
         }
+        if (!arena.scope().isAlive()) {
+            throw new IllegalStateException("the arena of this prepared memory is closed");
+        }
         return m != null ? m : PageMemory.allocate(arena, bytes);
     }
 
@@ -143,15 +186,5 @@ public final class PreparedMemory {
     public synchronized void cancel() {
         state = State.TAKEN;
         memory = null;
-    }
-
-    private static ThreadPoolExecutor worker() {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "remixdb-prepare-memory");
-            t.setDaemon(true);
-            return t;
-        });
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 }

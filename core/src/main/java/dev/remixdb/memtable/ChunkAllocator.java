@@ -42,14 +42,27 @@ final class ChunkAllocator implements AutoCloseable {
     private volatile long reservedBytes;
     /** The next regular chunk, being prepared; null when chunks are too small to be worth it. */
     private PreparedMemory next;
+    /** Whether this allocator prepares chunks, registered with {@link PreparedMemory} until closed. */
+    private final boolean preparing;
+    /** Set when close() unregistered from {@link PreparedMemory} (once). */
+    private boolean unregistered;
 
     ChunkAllocator(int chunkSize) {
         this.chunkSize = chunkSize;
+        this.preparing = chunkSize >= PageMemory.HUGE_PAGE && PageMemory.mapping();
+        if (preparing) {
+            PreparedMemory.register();
+        }
         prepareNext();
     }
 
+    /** Whether this allocator's owner may prepare memory in the background ({@link PreparedMemory}). */
+    boolean preparing() {
+        return preparing;
+    }
+
     private void prepareNext() {
-        if (chunkSize >= PageMemory.HUGE_PAGE && PageMemory.mapping()) {
+        if (preparing) {
             next = PreparedMemory.prepare(arena, chunkSize);
             reservedBytes += chunkSize;
         }
@@ -131,9 +144,13 @@ final class ChunkAllocator implements AutoCloseable {
 
     /** Frees every chunk; views handed out before become inaccessible. Idempotent. */
     @Override
-    public void close() {
-        if (next != null) {
-            next.cancel();
+    public synchronized void close() {
+        if (preparing && !unregistered) {
+            unregistered = true;
+            if (next != null) {
+                next.cancel();
+            }
+            PreparedMemory.unregister();
         }
         if (arena.scope().isAlive()) {
             arena.close();

@@ -9,10 +9,48 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class PreparedMemoryTest {
     private static final long BYTES = 3 * PageMemory.HUGE_PAGE;
+
+    /** Each test is an owner, as a memtable or a block cache is, so that the background thread runs. */
+    @BeforeEach
+    void register() {
+        PreparedMemory.register();
+    }
+
+    @AfterEach
+    void unregister() {
+        PreparedMemory.unregister();
+    }
+
+    /** With no owner registered there is no background thread: take() allocates by itself, and the thread is gone. */
+    @Test
+    void theThreadEndsWithTheLastOwnerAndTakeStillWorks() throws Exception {
+        PreparedMemory.unregister();
+        try {
+            Thread worker = null;
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t.getName().equals("remixdb-prepare-memory")) {
+                    worker = t;
+                }
+            }
+            if (worker != null) {
+                worker.join(5_000);
+                assertTrue(!worker.isAlive(), "the background thread outlived its last owner");
+            }
+            try (Arena arena = Arena.ofShared()) {
+                MemorySegment m = PreparedMemory.prepare(arena, BYTES).take();
+                assertEquals(BYTES, m.byteSize());
+                assertEquals(0, m.get(ValueLayout.JAVA_LONG, BYTES - 8));
+            }
+        } finally {
+            PreparedMemory.register();
+        }
+    }
 
     @Test
     void takeReturnsZeroFilledMemoryOfTheArenaOnce() {
