@@ -63,6 +63,11 @@ public final class PreparedMemory {
         return true;
     }
 
+    /** Owners registered now (tests). */
+    static synchronized int owners() {
+        return owners;
+    }
+
     /** An owner of memory to prepare opened: the background thread runs until every owner has unregistered. */
     public static synchronized void register() {
         if (owners++ == 0) {

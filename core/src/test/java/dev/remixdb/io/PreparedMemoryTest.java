@@ -27,9 +27,14 @@ class PreparedMemoryTest {
         PreparedMemory.unregister();
     }
 
-    /** With no owner registered there is no background thread: take() allocates by itself, and the thread is gone. */
+    /**
+     * The background thread ends with the last owner, and take() then allocates by itself. Other
+     * tests in this JVM may have left owners open (a store abandoned as a crash would): then the
+     * thread must keep running for them instead.
+     */
     @Test
     void theThreadEndsWithTheLastOwnerAndTakeStillWorks() throws Exception {
+        int others = PreparedMemory.owners() - 1;
         PreparedMemory.unregister();
         try {
             Thread worker = null;
@@ -38,9 +43,11 @@ class PreparedMemoryTest {
                     worker = t;
                 }
             }
-            if (worker != null) {
+            if (others == 0 && worker != null) {
                 worker.join(5_000);
                 assertTrue(!worker.isAlive(), "the background thread outlived its last owner");
+            } else if (others > 0) {
+                assertTrue(worker != null && worker.isAlive(), others + " owners left, but no background thread");
             }
             try (Arena arena = Arena.ofShared()) {
                 MemorySegment m = PreparedMemory.prepare(arena, BYTES).take();
