@@ -71,9 +71,12 @@ public final class PreparedMemory {
     /** An owner of memory to prepare opened: the background thread runs until every owner has unregistered. */
     public static synchronized void register() {
         if (owners++ == 0) {
+            // The thread is made by whichever caller submits first: it takes none of that caller's
+            // inheritable thread locals or class loader with it.
             worker = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-                Thread t = new Thread(r, "remixdb-prepare-memory");
-                t.setDaemon(true);
+                Thread t = Thread.ofPlatform().name("remixdb-prepare-memory").daemon(true)
+                        .inheritInheritableThreadLocals(false).unstarted(r);
+                t.setContextClassLoader(PreparedMemory.class.getClassLoader());
                 return t;
             });
         }
@@ -108,7 +111,7 @@ public final class PreparedMemory {
         MemorySegment m;
         try {
             m = PageMemory.allocate(arena, bytes);
-        } catch (RuntimeException | OutOfMemoryError e) {
+        } catch (Throwable t) {
             // The arena closed (IllegalStateException) or memory ran out: take() allocates for
             // itself and meets the same condition in its owner's thread, where it is reported.
             finish(null);
@@ -120,28 +123,29 @@ public final class PreparedMemory {
     /**
      * Faults {@code m} in from {@code at}, a step at a time: a large block (a point index's next
      * table, tens of megabytes) goes back in the queue after each step, so that the chunks other
-     * writers wait for are not stuck behind it.
+     * writers wait for are not stuck behind it. Whatever happens, the preparation ends (a waiting
+     * take() must never wait for a step that will not come).
      */
     private void touchFrom(MemorySegment m, long at) {
-        long end = Math.min(m.byteSize(), at + STEP);
+        MemorySegment result = m;
         try {
+            long end = Math.min(m.byteSize(), at + STEP);
             PageMemory.touch(m.asSlice(at, end - at));
-        } catch (RuntimeException e) {
-            finish(null);  // the arena closed: the memory went with it
-            return;
-        }
-        if (end == m.byteSize()) {
-            finish(m);
-        } else {
-            synchronized (this) {
-                if (state != State.RUNNING) {
-                    return;  // cancelled: the arena keeps what was mapped
-                }
+            if (end < m.byteSize() && running() && submit(() -> touchFrom(m, end))) {
+                return;  // the next step finishes it
             }
-            if (!submit(() -> touchFrom(m, end))) {
-                finish(m);  // the last owner closed: the memory is valid, only not all faulted in
-            }
+            // All of it faulted in; or cancelled (finish leaves it so); or no background thread any
+            // more (the last owner closed): the memory is valid, only not all faulted in.
+        } catch (IllegalStateException e) {
+            result = null;  // the arena closed: the memory went with it
+        } catch (Throwable t) {
+            // Anything else (out of memory for the next step's task): the memory is still usable.
         }
+        finish(result);
+    }
+
+    private synchronized boolean running() {
+        return state == State.RUNNING;
     }
 
     private synchronized void finish(MemorySegment m) {

@@ -88,7 +88,10 @@ final class ChunkAllocator implements AutoCloseable {
         if (next == null) {
             return addChunk(chunkSize);
         }
-        MemorySegment chunk = next.take();
+        // Cleared first: should the take fail (no memory), the next chunk is asked for afresh.
+        PreparedMemory prepared = next;
+        next = null;
+        MemorySegment chunk = prepared.take();
         prepareNext();
         return add(chunk, 0);
     }

@@ -235,16 +235,16 @@ public final class Memtable implements AutoCloseable {
     }
 
     /**
-     * Whether the memtable may still come to hold {@code n} entries: at the data bytes per entry seen
-     * so far, before it is full (see {@link #expectFullAt}); true when that is not known. Writer only.
+     * Whether a count that is {@code now} at this memtable's size (its distinct keys, say) may still
+     * grow to {@code target} before the memtable is full: projected at the data bytes seen so far
+     * (see {@link #expectFullAt}); true when that is not known. Writer only.
      */
-    boolean mayHold(long n) {
-        long count = entryCount;
+    boolean mayReach(long now, long target) {
         long bytes = dataBytes;
-        if (fullAt <= 0 || count == 0 || bytes == 0) {
+        if (fullAt <= 0 || bytes == 0) {
             return true;
         }
-        return (double) fullAt / bytes * count >= n;
+        return (double) fullAt / bytes * now >= target;
     }
 
     /** Whether point lookups use the hash index (see {@link #stopPointIndex()}). */

@@ -66,8 +66,9 @@ final class PointIndex implements AutoCloseable {
         long bytes = slotCount * SLOT;
         MemorySegment slots;
         if (next != null && next.bytes() == bytes) {
-            slots = next.take();
-            next = null;
+            PreparedMemory prepared = next;
+            next = null;  // first: should the take fail, the next growth allocates afresh
+            slots = prepared.take();
         } else {
             reservedBytes += bytes;
             slots = PageMemory.allocate(arena, bytes);
@@ -83,7 +84,7 @@ final class PointIndex implements AutoCloseable {
     private void prepareNext(Table t, Memtable owner) {
         long bytes = (t.mask + 1) * 2 * SLOT;
         if (next == null && bytes >= PageMemory.HUGE_PAGE && PageMemory.mapping()
-                && owner.mayHold((t.mask + 1) / 2 + 1)) {
+                && owner.mayReach(size, (t.mask + 1) / 2 + 1)) {
             next = PreparedMemory.prepare(arena, bytes);
             reservedBytes += bytes;
         }

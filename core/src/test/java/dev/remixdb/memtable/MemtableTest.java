@@ -71,6 +71,36 @@ class MemtableTest {
     }
 
     /**
+     * The same with every key written twice, as a hot key's versions are: the index holds keys, not
+     * versions, so a memtable that fills up with versions does not reach the next table either.
+     */
+    @Test
+    void thePointIndexCountsKeysNotVersionsWhenItPrepares() {
+        int keys = 26_000;  // past 3/8 of 65,536 slots; 52,000 versions
+        long unknown;
+        long bounded;
+        try (Memtable m = new Memtable()) {
+            addTwice(m, keys);
+            unknown = m.memoryBytes();
+        }
+        try (Memtable m = new Memtable()) {
+            m.expectFullAt(56_000L * 15);  // frozen at about 56,000 versions: 28,000 keys, short of 32,769
+            addTwice(m, keys);
+            bounded = m.memoryBytes();
+        }
+        assertEquals(2L << 20, unknown - bounded, "no table prepared for keys the memtable will not hold");
+    }
+
+    /** Each key twice in a row, so that versions come with the keys from the start, as hot keys' do. */
+    private static void addTwice(Memtable m, int keys) {
+        long seq = 1;
+        for (int i = 0; i < keys; i++) {
+            m.add(seq++, b(String.format("key%07d", i)), b("value"));
+            m.add(seq++, b(String.format("key%07d", i)), b("value"));
+        }
+    }
+
+    /**
      * While the point index moves its keys into a larger table, an aborted compaction puts older
      * versions of keys back: lookups, which ask the new table first, must still find each key's newest
      * version even when the old table still held it.
