@@ -53,13 +53,15 @@ final class SlotAllocator {
             // Page-aligned, so slots can later be targets of direct (O_DIRECT) reads; whole chunks are
             // mapped on huge pages (see PageMemory).
             long bytes = slots * BlockCache.SLOT_BYTES;
-            if (next != null && next.bytes() == bytes) {
-                chunk = next.take();  // counted when prepared
+            // Cleared first: should the take fail (no memory), the next chunk is asked for afresh.
+            PreparedMemory prepared = next;
+            next = null;
+            if (prepared != null && prepared.bytes() == bytes) {
+                chunk = prepared.take();  // counted when prepared
             } else {
                 chunk = PageMemory.allocate(arena, bytes);
                 nativeBytes += bytes;
             }
-            next = null;
             chunkUsed = 0;
             prepareNext(carved + slots);
         }

@@ -56,11 +56,6 @@ final class ChunkAllocator implements AutoCloseable {
         prepareNext();
     }
 
-    /** Whether this allocator's owner may prepare memory in the background ({@link PreparedMemory}). */
-    boolean preparing() {
-        return preparing;
-    }
-
     private void prepareNext() {
         if (preparing) {
             next = PreparedMemory.prepare(arena, chunkSize);

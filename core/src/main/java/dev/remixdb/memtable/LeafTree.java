@@ -90,8 +90,6 @@ final class LeafTree implements OrderedIndex {
      * keys seldom land in one leaf twice in a row, so they almost never pay for the try.
      */
     private boolean repeatLeaf;
-    /** Writer-only: the largest seq inserted; a search for a larger one may skip reading ties ({@link #rank}). */
-    private long maxSeq = -1;
 
     LeafTree(ChunkAllocator memory, Entries entries) {
         this.memory = memory;
@@ -527,8 +525,7 @@ final class LeafTree implements OrderedIndex {
      * remembering the path for {@link #insert}.
      */
     @Override
-    public long locate(MemorySegment key, long off, int len, long seq) {
-        boolean newest = seq > maxSeq;
+    public long locate(MemorySegment key, long off, int len, long seq, boolean newest) {
         // A full leaf needs the path to its parents for a split: search from the root then.
         if (repeatLeaf && count(lastLeaf) < LEAF_CAP) {
             long leaf = lastLeaf;
@@ -586,9 +583,6 @@ final class LeafTree implements OrderedIndex {
             }
         }
         insertSlot(leaf, slot, e, NULL);
-        if (seq > maxSeq) {
-            maxSeq = seq;
-        }
         repeatLeaf = leaf == lastLeaf;
         lastLeaf = leaf;
     }

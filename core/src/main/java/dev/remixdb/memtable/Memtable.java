@@ -172,20 +172,22 @@ public final class Memtable implements AutoCloseable {
         // (its bug), and the index must see one key throughout.
         MemorySegment key = entries.segment(e);
         long keyOff = entries.keyOffset(e);
-        long found = ordered.locate(key, keyOff, keyLen, seq);
+        // A seq above every one added so far: every write but a compaction's re-insert.
+        boolean newest = seq > maxSeq;
+        long found = ordered.locate(key, keyOff, keyLen, seq, newest);
         // Only a seq at or below the largest added can repeat one: the check reads the entry after
-        // the new one, a cache miss, so a write with a fresh seq (every one but a re-insert) skips it.
-        if (found != NULL && seq <= maxSeq && entries.seq(found) == seq && entries.keyEquals(found, key, keyOff, keyLen)) {
+        // the new one, a cache miss, so a write with a fresh seq skips it.
+        if (found != NULL && !newest && entries.seq(found) == seq && entries.keyEquals(found, key, keyOff, keyLen)) {
             throw new IllegalArgumentException("duplicate entry: this key already has seq " + seq);
         }
         ordered.insert(e, key, keyOff, keyLen, seq);
         if (pointIndexed) {
-            // A seq above every one added so far (every write but a compaction's re-insert) is its key's newest.
-            index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this, seq > maxSeq);
+            // A newest seq is its key's newest version.
+            index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this, newest);
         }
         entryCount = entryCount + 1;
         dataBytes = dataBytes + keyLen + valueLen;
-        if (seq > maxSeq) {
+        if (newest) {
             maxSeq = seq;
         }
         return e;

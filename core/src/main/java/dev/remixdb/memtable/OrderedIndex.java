@@ -17,9 +17,10 @@ interface OrderedIndex {
 
     /**
      * Writer: finds where (key, seq) goes and returns the entry there (the first at or after it), or
-     * 0; {@link #insert} then adds an entry there.
+     * 0; {@link #insert} then adds an entry there. {@code newest}: {@code seq} is above every seq in
+     * the index, which lets a search skip reading the key's older versions (false is always correct).
      */
-    long locate(MemorySegment key, long off, int len, long seq);
+    long locate(MemorySegment key, long off, int len, long seq, boolean newest);
 
     /** Writer: adds entry {@code e}, whose key and seq are those of the last {@link #locate}. */
     void insert(long e, MemorySegment key, long off, int len, long seq);

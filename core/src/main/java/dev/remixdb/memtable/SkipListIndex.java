@@ -42,7 +42,7 @@ final class SkipListIndex implements OrderedIndex {
     }
 
     @Override
-    public long locate(MemorySegment key, long off, int len, long seq) {
+    public long locate(MemorySegment key, long off, int len, long seq, boolean newest) {
         return ceiling(key, off, len, seq, preds);
     }
 
