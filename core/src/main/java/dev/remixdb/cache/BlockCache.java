@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The off-heap cache of table blocks shared by all tables of a store, with a byte budget. Safe for
@@ -25,6 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * block of a shard is pinned, a miss takes memory beyond the budget instead of waiting; that memory
  * is counted in {@link #memoryBytes()} and is reused by later misses of any shard, so the cache
  * holds at most its capacity plus one slot per block pinned at the busiest moment.
+ *
+ * <p>Tables read through a {@link CachedFile} ({@link #file}), which remembers where their blocks
+ * are and pins a remembered block without the shard's lock.
  */
 public final class BlockCache implements AutoCloseable {
     /** Size of a cache slot: the largest block the cache holds. */
@@ -41,6 +45,8 @@ public final class BlockCache implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final CacheShard[] shards = new CacheShard[SHARDS];
     private final SlotAllocator slots;
+    /** Hits served by {@link CachedFile}s without a shard's lock. */
+    private final LongAdder fileHits = new LongAdder();
     /** Checking mode: the pins handed out and not yet released, made unreadable by {@link #close()}. */
     private final Set<CheckedPin> checkedPins;
     private volatile boolean closed;
@@ -79,6 +85,18 @@ public final class BlockCache implements AutoCloseable {
         long key = key(fileId, block, size);
         Objects.requireNonNull(loader, "loader");
         return handle(shard(key).get(key, size, loader));
+    }
+
+    /**
+     * A door to this cache for file {@code fileId} of {@code blockCount} blocks, whose lookups of
+     * blocks found before are cheaper than {@link #get}'s (see {@link CachedFile}). One per open file.
+     */
+    public CachedFile file(long fileId, int blockCount) {
+        key(fileId, 0, 1);
+        if (blockCount < 0 || blockCount > 1 << BLOCK_BITS) {
+            throw new IllegalArgumentException("block count out of range [0, 2^20]: " + blockCount);
+        }
+        return new CachedFile(this, fileId, blockCount);
     }
 
     /**
@@ -155,7 +173,7 @@ public final class BlockCache implements AutoCloseable {
         }
     }
 
-    private BlockPin handle(CachedBlock b) {
+    BlockPin handle(CachedBlock b) {
         if (checkedPins == null) {
             return b;
         }
@@ -168,7 +186,7 @@ public final class BlockCache implements AutoCloseable {
         return pin;
     }
 
-    private static long key(long fileId, int block, int size) {
+    static long key(long fileId, int block, int size) {
         if (fileId < 0 || fileId > MAX_FILE_ID) {
             throw new IllegalArgumentException("file id out of range [0, " + MAX_FILE_ID + "]: " + fileId);
         }
@@ -206,7 +224,7 @@ public final class BlockCache implements AutoCloseable {
 
     /** Lookups served from the cache. */
     public long hits() {
-        long n = 0;
+        long n = fileHits.sum();
         for (CacheShard s : shards) {
             n += s.hits();
         }
@@ -264,7 +282,11 @@ public final class BlockCache implements AutoCloseable {
         }
     }
 
-    private CacheShard shard(long key) {
+    void countHit() {
+        fileHits.increment();
+    }
+
+    CacheShard shard(long key) {
         return shards[(int) ((key * 0xC2B2_AE3D_27D4_EB4FL) >>> 60)];
     }
 

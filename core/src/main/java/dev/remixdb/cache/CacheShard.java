@@ -15,9 +15,10 @@ import java.util.List;
  * it gives a block's slot back as soon as the block's last pin goes, so the excess lasts only while
  * the pins do.
  *
- * <p>All state is guarded by the shard's monitor; a miss loads outside it, so a slow read blocks
- * no other block of the shard. Two threads missing the same block both read it; the second one
- * returns its slot and takes the first one's block.
+ * <p>All state is guarded by the shard's monitor except the blocks' pin counts, which a
+ * {@link CachedFile} raises without it (see {@link CachedBlock}); a miss loads outside the monitor,
+ * so a slow read blocks no other block of the shard. Two threads missing the same block both read
+ * it; the second one returns its slot and takes the first one's block.
  */
 final class CacheShard {
     private final BlockCache cache;
@@ -35,6 +36,8 @@ final class CacheShard {
 
     /** Slots this shard holds: its blocks' and those being loaded. */
     private long inUse;
+    /** {@code inUse > budgetSlots}, readable without the lock by a release. */
+    private volatile boolean overBudget;
 
     private long hits;
     private long misses;
@@ -78,7 +81,7 @@ final class CacheShard {
                 return pin(raced, size);
             }
             CachedBlock b = new CachedBlock(this, key, slot, view);
-            b.pins = 1;
+            b.pinLocked();
             insert(b);
             return b;
         }
@@ -135,30 +138,43 @@ final class CacheShard {
         return hit == null ? null : pin(hit, size);
     }
 
-    private static CachedBlock pin(CachedBlock b, int size) {
-        if (b.segment().byteSize() != size) {
-            // Only a file id reused for another file could do this; serving the block would be wrong data.
-            throw new IllegalStateException(b + " is cached with another size than the " + size + " bytes asked for");
-        }
-        b.pins++;
+    static CachedBlock pin(CachedBlock b, int size) {
+        checkSize(b, size);
+        b.pinLocked();
         return b;
     }
 
-    synchronized void release(CachedBlock b) {
+    static void checkSize(CachedBlock b, int size) {
+        if (b.size != size) {
+            // Only a file id reused for another file could do this; serving the block would be wrong data.
+            throw new IllegalStateException(b + " is cached with another size than the " + size + " bytes asked for");
+        }
+    }
+
+    /**
+     * Takes a pin away without the lock, unless the block must leave now: a block gone from the
+     * table ({@link #evictFile}) whose last pin this was, or any block unpinned while over budget.
+     */
+    void release(CachedBlock b) {
         if (cache.isClosed()) {
             return;  // the memory is gone with the arena; nothing to account for
         }
-        if (b.pins <= 0) {
-            throw new IllegalStateException(b + " released more often than it was pinned");
-        }
-        if (--b.pins > 0) {
-            return;
-        }
-        if (b.evicted) {
-            freeSlot(b.slot);
-        } else if (inUse > budgetSlots) {
-            remove(b.key);
-            freeSlot(b.slot);
+        int after = b.unpin();
+        if (after == CachedBlock.GONE) {
+            synchronized (this) {
+                if (!cache.isClosed()) {
+                    freeSlot(b.slot);
+                }
+            }
+        } else if (after == 0 && overBudget) {
+            synchronized (this) {
+                // Re-checked under the lock: another miss may have freed a slot, or a lock-free hit pinned b again.
+                if (!cache.isClosed() && inUse > budgetSlots && b.retireIfUnpinned()) {
+                    remove(b.key);
+                    forget(b);
+                    freeSlot(b.slot);
+                }
+            }
         }
     }
 
@@ -171,11 +187,18 @@ final class CacheShard {
         }
         for (CachedBlock b : victims) {
             remove(b.key);
-            if (b.pins == 0) {
+            forget(b);
+            if (b.retire() == 0) {
                 freeSlot(b.slot);
-            } else {
-                b.evicted = true;
-            }
+            }  // else its last release frees the slot
+        }
+    }
+
+    /** Tells the file's directory, if any, that {@code b} is gone, so that it does not keep the object alive. */
+    private static void forget(CachedBlock b) {
+        CachedFile f = b.file;
+        if (f != null) {
+            f.forget(b);
         }
     }
 
@@ -207,12 +230,14 @@ final class CacheShard {
             s = slots.take();
         }
         inUse++;
+        overBudget = inUse > budgetSlots;
         return s;
     }
 
     private void freeSlot(MemorySegment s) {
         slots.give(s);
         inUse--;
+        overBudget = inUse > budgetSlots;
     }
 
     /** CLOCK: the first unpinned block whose reference bit is clear; the hand clears bits as it passes. */
@@ -224,16 +249,21 @@ final class CacheShard {
         for (int step = 0; step < 2 * table.length; step++) {
             hand = (hand + 1) & mask;
             CachedBlock b = table[hand];
-            if (b == null || b.pins > 0) {
+            if (b == null || b.pins() > 0) {
                 continue;
             }
             if (b.referenced) {
                 b.referenced = false;
                 continue;
             }
+            if (!b.retireIfUnpinned()) {
+                continue;  // pinned meanwhile by a lock-free hit
+            }
+            forget(b);
             removeAt(hand);
             hand = (hand - 1) & mask;  // the backward shift may have moved a block into this index
             inUse--;
+            overBudget = inUse > budgetSlots;
             return b.slot;
         }
         return null;

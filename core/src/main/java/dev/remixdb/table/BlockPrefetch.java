@@ -42,7 +42,7 @@ public final class BlockPrefetch {
                 return;
             }
         }
-        BlockCache.Reservation slot = table.cache().reserve(table.fileId(), b, raw);
+        BlockCache.Reservation slot = table.cache().reserve(b, raw);
         if (slot == null) {
             return;
         }

@@ -1,6 +1,7 @@
 package dev.remixdb.table;
 
 import dev.remixdb.cache.BlockCache;
+import dev.remixdb.cache.CachedFile;
 import dev.remixdb.io.BlockFile;
 import dev.remixdb.io.BlockReader;
 import dev.remixdb.remix.CorruptionException;
@@ -87,6 +88,7 @@ public final class Table implements Run, AutoCloseable {
     private final BlockFile file;
     private final BlockReader reader;
     private final BlockCache cache;
+    private final CachedFile cached;
     private final TableFooter footer;
     private final Arena arena;
     private final DataBlocks blocks;
@@ -101,6 +103,7 @@ public final class Table implements Run, AutoCloseable {
         this.file = file;
         this.reader = reader;
         this.cache = cache;
+        this.cached = cache.file(fileId, footer.blockCount);
         this.footer = footer;
         this.arena = arena;
         long recordBytes = footer.length(TableFormat.SECTION_BLOCKS);
@@ -328,8 +331,9 @@ public final class Table implements Run, AutoCloseable {
         return index;
     }
 
-    BlockCache cache() {
-        return cache;
+    /** The cache, as seen by this table's blocks. */
+    CachedFile cache() {
+        return cached;
     }
 
     /** Reads the compressed keys block into {@code dst} and checks its CRC. */

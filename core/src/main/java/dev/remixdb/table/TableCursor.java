@@ -306,9 +306,9 @@ public final class TableCursor implements RunCursor {
         try {
             if (raw <= BlockCache.SLOT_BYTES) {
                 loading = block;
-                pinned = scan ? table.cache().peek(table.fileId(), block, raw)
-                        : cachedOnly ? table.cache().getIfCached(table.fileId(), block, raw)
-                        : table.cache().get(table.fileId(), block, raw, loader);
+                pinned = scan ? table.cache().peek(block, raw)
+                        : cachedOnly ? table.cache().getIfCached(block, raw)
+                        : table.cache().get(block, raw, loader);
             }
             if (pinned == null && cachedOnly) {
                 throw new BlockNotCached(table, block);
