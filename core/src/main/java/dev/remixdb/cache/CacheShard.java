@@ -220,12 +220,20 @@ final class CacheShard {
         keys = emptyKeys(16);
         entries = 0;
         inUse = 0;
+        overBudget = false;
     }
 
     // ------------------------------------------------------------------ slots
 
     private MemorySegment takeSlot() {
-        MemorySegment s = inUse < budgetSlots ? null : evictOne();
+        MemorySegment s = null;
+        if (inUse >= budgetSlots) {
+            // Raised before the scan reads any pin count: a lock-free release that unpins a block the
+            // scan passed over as pinned then sees the flag and retires the block itself (release's
+            // pin change and this write are both volatile, so at least one side sees the other).
+            overBudget = true;
+            s = evictOne();
+        }
         if (s == null) {  // under budget, or every block is pinned: go over budget rather than block or fail
             s = slots.take();
         }

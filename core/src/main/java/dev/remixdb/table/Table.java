@@ -300,6 +300,7 @@ public final class Table implements Run, AutoCloseable {
             }
             closed = true;
         }
+        cached.close();
         cache.evictFile(fileId);
         try {
             file.close();

@@ -116,6 +116,32 @@ class CachedFileTest {
     }
 
     @Test
+    void aClosedDirectoryForgetsItsBlocksAndStillServesLookups() throws IOException {
+        AtomicInteger loads = new AtomicInteger();
+        try (BlockCache c = new BlockCache(1 << 20, false)) {
+            CachedFile f = c.file(4, BLOCKS);
+            for (int b = 0; b < 10; b++) {
+                get(f, b, loads).release();
+            }
+            assertEquals(10, f.remembered());
+            c.evictFile(4);
+            assertEquals(0, f.remembered(), "evicted blocks are forgotten");
+            get(f, 1, loads).release();
+            assertEquals(1, f.remembered());
+            f.close();
+            assertEquals(0, f.remembered(), "close forgets every block");
+            BlockPin p = get(f, 2, loads);  // through the cache's own path
+            check(p, 4, 2);
+            p.release();
+            BlockPin again = get(f, 1, loads);  // still cached, found by the shard
+            check(again, 4, 1);
+            again.release();
+            assertEquals(0, f.remembered(), "nothing is remembered after close");
+            assertEquals(12, loads.get());
+        }
+    }
+
+    @Test
     void peekAndGetIfCachedGoThroughTheDirectoryToo() throws IOException {
         AtomicInteger loads = new AtomicInteger();
         try (BlockCache c = new BlockCache(1 << 20, false)) {
