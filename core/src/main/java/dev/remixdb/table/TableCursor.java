@@ -12,6 +12,7 @@ import dev.remixdb.util.Varints;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * A cursor over a {@link Table}. Not thread-safe: one per thread.
@@ -61,6 +62,13 @@ public final class TableCursor implements RunCursor {
     private int valueLength;
     private boolean tombstone;
 
+    /** The last move was {@link #prev}: {@link #entry} then loads the entries below ahead of use. */
+    private boolean backwards;
+    /** The lowest entry of the loaded block whose memory a backward walk has loaded ahead. */
+    private int warmFrom = Integer.MAX_VALUE;
+    /** Where the loads ahead put what they read, so that the JIT keeps them. */
+    private int warmed;
+
     private byte[] scratch;
     /** Jumbo blocks (over a cache slot), and a scan cursor's uncached blocks. */
     private NativeBuffer own;
@@ -79,6 +87,7 @@ public final class TableCursor implements RunCursor {
     // ------------------------------------------------------------------ positioning (metadata only)
 
     private void setBlock(int b) {
+        backwards = false;  // prev() sets it again after moving
         block = b;
         count = b < blockCount ? blocks.keyCount(b) : 0;
         decoded = false;
@@ -144,6 +153,7 @@ public final class TableCursor implements RunCursor {
             return;
         }
         decoded = false;
+        backwards = false;
         if (++index >= count) {
             setBlock(block + 1);
             index = 0;
@@ -163,6 +173,7 @@ public final class TableCursor implements RunCursor {
             setBlock(blockCount);  // before the first key: invalid, parked at the end
             index = 0;
         }
+        backwards = true;
     }
 
     @Override
@@ -278,7 +289,33 @@ public final class TableCursor implements RunCursor {
             load();
             decode(index);
             decoded = true;
+            if (backwards && index - WARM_ENTRIES / 2 < warmFrom && index > 0) {
+                warmBelow();
+            }
         }
+    }
+
+    /** Entries a backward walk loads ahead at a time. */
+    private static final int WARM_ENTRIES = 8;
+
+    /**
+     * Loads every cache line of the next {@link #WARM_ENTRIES} entries below the current one, and
+     * drops what it read. Why: walking a block backwards misses the CPU cache on every entry (the
+     * hardware prefetchers follow ascending addresses, so a forward walk finds its next entry
+     * loaded), and one miss after another made a step back cost 2.4 times a step forward. These
+     * loads do not depend on each other, so their misses overlap: a few for eight entries.
+     */
+    private void warmBelow() {
+        int from = Math.max(0, index - WARM_ENTRIES);
+        int to = Math.min(warmFrom, index);
+        long lo = Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * from));
+        long hi = Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * to));
+        int sum = 0;
+        for (long at = lo & ~63L; at < hi; at += 64) {
+            sum += data.get(ValueLayout.JAVA_BYTE, at);
+        }
+        warmed += sum;
+        warmFrom = from;
     }
 
     /** Decodes entry {@code i} of the loaded block (checked when it was loaded, so no bounds checks here). */
@@ -328,6 +365,7 @@ public final class TableCursor implements RunCursor {
                     + blocks.offset(block) + " failed: " + e.getMessage(), e);
         }
         loaded = block;
+        warmFrom = Integer.MAX_VALUE;
     }
 
     /** The cache's loader: fills a slot with block {@link #loading}. */

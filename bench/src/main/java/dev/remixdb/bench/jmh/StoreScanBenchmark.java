@@ -32,7 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * every 16th key again, read by copies ({@code key()}, {@code value()}) or by views
  * ({@code keyView()}, {@code valueView()}), with 120-byte values (or {@code -p valueBytes=1000}), about
  * 136 MiB in all, cached. {@code next} is one step; {@code seekNext50} a seek and
- * 50 steps, the db benchmark's seeknext50 without its checks. Compare with {@link NextBenchmark},
+ * 50 steps, the db benchmark's seeknext50 without its checks; {@code prev} and {@code seekPrev50}
+ * the same backwards. Compare with {@link NextBenchmark},
  * the REMIX and the merging iterator alone over the same kind of runs.
  *
  * <pre>
@@ -168,6 +169,27 @@ public class StoreScanBenchmark {
         for (int i = 0; i < 50 && cursor.isValid(); i++) {
             sum += read();
             cursor.next();
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public long prev() {
+        cursor.prev();
+        if (!cursor.isValid()) {
+            cursor.seekToLast();
+        }
+        return read();
+    }
+
+    @Benchmark
+    public long seekPrev50() {
+        hex(random.nextInt(keys), probe);
+        cursor.seekForPrev(probe);
+        long sum = 0;
+        for (int i = 0; i < 50 && cursor.isValid(); i++) {
+            sum += read();
+            cursor.prev();
         }
         return sum;
     }
