@@ -24,15 +24,22 @@ import java.util.List;
  * ahead of the winner. While it does, the other sources hold nothing at or before the winner's key,
  * so a step moves the winner alone and compares its new key with the runner-up's; when no other
  * source has a key left (an empty memtable, or one whose keys all lie behind the scan) a step
- * compares nothing. A tie or an overtaking falls back to the full step.
+ * compares nothing. A tie or an overtaking falls back to the full step. A backward step does the
+ * same with the greatest key among the other sources.
  */
 public final class Merger implements AutoCloseable {
     private final Source[] sources;
     private Source current;
     private boolean backwards;
-    /** Forwards: the other source with the least key, or null when none is valid. */
+    /**
+     * The other source nearest the winner in the direction of travel (forwards: the least key among
+     * the others; backwards: the greatest), or null when none is valid.
+     */
     private Source runnerUp;
-    /** Forwards: {@link #runnerUp}'s key is greater than the winner's, so no other source sits at it. */
+    /**
+     * {@link #runnerUp}'s key lies strictly beyond the winner's in the direction of travel (greater
+     * forwards, less backwards), so no other source sits at the winner's key.
+     */
     private boolean runnerUpAhead;
 
     /** The range deletes the merged view honours, indexed; null when there are none (usually). */
@@ -132,6 +139,19 @@ public final class Merger implements AutoCloseable {
     /** Moves every source sitting at the current key back, then picks the previous winner. */
     public void prev() {
         Source at = current;
+        if (backwards && (runnerUp == null || runnerUpAhead)) {
+            // Nothing else at this key: only the winner moves (next()'s shortcut, mirrored).
+            at.prev();
+            if (runnerUp == null) {
+                current = at.isValid() ? at : null;
+                return;
+            }
+            if (at.isValid() && compare(at, runnerUp) > 0) {
+                return;
+            }
+            pickLargest();
+            return;
+        }
         MemorySegment k = at.keySegment();
         long ko = at.keyOffset();
         int kl = at.keyLength();
@@ -180,15 +200,25 @@ public final class Merger implements AutoCloseable {
 
     private void pickLargest() {
         backwards = true;
-        runnerUp = null;
         Source best = null;
+        Source second = null;
         for (Source s : sources) {
+            if (!s.isValid()) {
+                continue;
+            }
             // Strictly larger: among equal keys the newest source (lowest index) wins.
-            if (s.isValid() && (best == null || compare(s, best) > 0)) {
+            if (best == null) {
                 best = s;
+            } else if (compare(s, best) > 0) {
+                second = best;  // best held the greatest key so far among the rest
+                best = s;
+            } else if (second == null || compare(s, second) > 0) {
+                second = s;
             }
         }
         current = best;
+        runnerUp = second;
+        runnerUpAhead = second != null && compare(second, best) < 0;
     }
 
     private static int compare(Source a, Source b) {

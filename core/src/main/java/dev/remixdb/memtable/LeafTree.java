@@ -823,6 +823,7 @@ final class LeafTree implements OrderedIndex {
         public long prev() {
             long n = node;
             if (version(leaf) == version && backward(leaf, slot - 1, version)) {
+                touchBehind();
                 return node;
             }
             return seekBefore(entries.segment(n), entries.keyOffset(n), entries.keyLength(n), entries.seq(n));
@@ -838,6 +839,17 @@ final class LeafTree implements OrderedIndex {
                 long ahead = handleAt(leaf, s, LEAF_CAP);
                 if (ahead != NULL) {
                     touched = entries.seq(ahead);
+                }
+            }
+        }
+
+        /** {@link #touchAhead()} for a walk backwards. */
+        private void touchBehind() {
+            int s = slot - LOOKAHEAD;
+            if (s >= 0) {
+                long behind = handleAt(leaf, s, LEAF_CAP);
+                if (behind != NULL) {
+                    touched = entries.seq(behind);
                 }
             }
         }

@@ -100,11 +100,74 @@ public final class MemtableCursor implements AutoCloseable {
         node = firstVisibleFrom(n);
     }
 
-    /** Moves to the previous key. */
+    /**
+     * Moves to the previous key. It steps back through the index's leaves, as {@link #next()} steps
+     * forwards, rather than searching from the root: versions sort newest first, so the entry
+     * before a key's oldest version is the previous key's oldest version, and the step walks back
+     * over that key's versions to its newest one at or below the snapshot. Runs of more than
+     * {@value #MAX_VERSION_HOPS} versions are passed with one search instead.
+     */
     public void prev() {
         checkPositioned();
-        node = newestVisibleUpTo(at.seekBefore(table.segment(node), table.keyOffset(node), table.keyLength(node),
-                Long.MAX_VALUE));
+        long current = node;
+        long p = at.prev();
+        // Entries before the current one with its key are versions newer than the snapshot.
+        for (int hops = 0; p != NULL && table.sameKey(p, current); hops++) {
+            if (hops == MAX_VERSION_HOPS) {
+                p = at.seekBefore(table.segment(current), table.keyOffset(current), table.keyLength(current),
+                        Long.MAX_VALUE);
+                break;
+            }
+            p = at.prev();
+        }
+        node = newestVisibleBackFrom(p);
+    }
+
+    /**
+     * From the oldest version of some key (or 0), with the position on it, the newest version at or
+     * below the snapshot of the last key up to there that has one, with the position moved there.
+     * Going back, a key's versions come oldest first, so its newest visible one is the last met
+     * before a newer one or another key; a key whose oldest version is above the snapshot has none.
+     */
+    private long newestVisibleBackFrom(long p) {
+        while (p != NULL) {
+            if (table.seq(p) > snapshotSeq) {
+                p = passKeyBackwards(p);
+                continue;
+            }
+            long best = p;
+            long q = at.prev();
+            for (int hops = 0; q != NULL && table.seq(q) <= snapshotSeq && table.sameKey(q, best); hops++) {
+                if (hops == MAX_VERSION_HOPS) {
+                    return at.seekCeiling(table.segment(best), table.keyOffset(best), table.keyLength(best),
+                            snapshotSeq);
+                }
+                best = q;
+                q = at.prev();
+            }
+            // One step too far: step forward again. A leaf that changed meanwhile may land the step
+            // elsewhere (a newer version inserted since), so it is checked, and found again if not.
+            long back = q == NULL ? NULL : at.next();
+            if (back != best) {
+                back = at.seekCeiling(table.segment(best), table.keyOffset(best), table.keyLength(best),
+                        table.seq(best));
+            }
+            return back;
+        }
+        return NULL;
+    }
+
+    /** From the oldest version of a key, the entry before the key's newest version (or 0). */
+    private long passKeyBackwards(long p) {
+        long k = p;
+        long q = at.prev();
+        for (int hops = 0; q != NULL && table.sameKey(q, k); hops++) {
+            if (hops == MAX_VERSION_HOPS) {
+                return at.seekBefore(table.segment(k), table.keyOffset(k), table.keyLength(k), Long.MAX_VALUE);
+            }
+            q = at.prev();
+        }
+        return q;
     }
 
     /** The node handle of the current entry, for the {@link Memtable} accessors. */

@@ -116,4 +116,14 @@ public class MemtableBenchmark {
         MemorySegment k = cursor.keySegment();
         return k.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), cursor.keyOffset());
     }
+
+    @Benchmark
+    public long prev() {
+        cursor.prev();
+        if (!cursor.isValid()) {
+            cursor.seekToLast();
+        }
+        MemorySegment k = cursor.keySegment();
+        return k.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), cursor.keyOffset());
+    }
 }
