@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.remixdb.cache.TestBlocks.expected;
+import static dev.remixdb.cache.TestBlocks.loader;
+import static dev.remixdb.cache.TestBlocks.size;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,32 +28,6 @@ import java.util.concurrent.atomic.AtomicLong;
 class BlockCacheTest {
     private static final int FILES = 4;
     private static final int BLOCKS = 400;
-
-    /** The size of block (file, block): 1 to 4096 bytes, so sizes vary. */
-    private static int size(long file, int block) {
-        return 1 + (int) ((file * 7919 + block * 104729L) % BlockCache.SLOT_BYTES);
-    }
-
-    private static byte pattern(long file, int block, long i) {
-        return (byte) (file * 31 + block * 7 + i * 13);
-    }
-
-    private static BlockLoader loader(long file, int block, AtomicInteger loads) {
-        return dst -> {
-            loads.incrementAndGet();
-            for (long i = 0; i < dst.byteSize(); i++) {
-                dst.set(ValueLayout.JAVA_BYTE, i, pattern(file, block, i));
-            }
-        };
-    }
-
-    private static MemorySegment expected(long file, int block) {
-        byte[] b = new byte[size(file, block)];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = pattern(file, block, i);
-        }
-        return MemorySegment.ofArray(b);
-    }
 
     private static BlockPin get(BlockCache c, long file, int block, AtomicInteger loads) throws IOException {
         return c.get(file, block, size(file, block), loader(file, block, loads));

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.remixdb.cache.TestBlocks.loader;
+import static dev.remixdb.cache.TestBlocks.pattern;
+import static dev.remixdb.cache.TestBlocks.size;
 
 import org.junit.jupiter.api.Test;
 
@@ -28,23 +31,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 class CachedFileTest {
     private static final int BLOCKS = 300;
-
-    private static int size(long file, int block) {
-        return 1 + (int) ((file * 7919 + block * 104729L) % BlockCache.SLOT_BYTES);
-    }
-
-    private static byte pattern(long file, int block, long i) {
-        return (byte) (file * 31 + block * 7 + i * 13);
-    }
-
-    private static BlockLoader loader(long file, int block, AtomicInteger loads) {
-        return dst -> {
-            loads.incrementAndGet();
-            for (long i = 0; i < dst.byteSize(); i++) {
-                dst.set(ValueLayout.JAVA_BYTE, i, pattern(file, block, i));
-            }
-        };
-    }
 
     private static void check(BlockPin pin, long file, int block) {
         MemorySegment s = pin.segment();
