@@ -145,9 +145,10 @@ public final class MemtableCursor implements AutoCloseable {
                 best = q;
                 q = at.prev();
             }
-            // One step too far: step forward again. A leaf that changed meanwhile may land the step
-            // elsewhere (a newer version inserted since), so it is checked, and found again if not.
-            long back = q == NULL ? NULL : at.next();
+            // One step too far: step forward again (or, past the index's start, to its first entry). A
+            // leaf that changed meanwhile may land the step elsewhere (a newer version or a smaller key
+            // inserted since), so it is checked, and found again if not.
+            long back = q == NULL ? at.first() : at.next();
             if (back != best) {
                 back = at.seekCeiling(table.segment(best), table.keyOffset(best), table.keyLength(best),
                         table.seq(best));

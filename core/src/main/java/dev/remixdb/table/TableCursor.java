@@ -88,6 +88,7 @@ public final class TableCursor implements RunCursor {
 
     private void setBlock(int b) {
         backwards = false;  // prev() sets it again after moving
+        warmFrom = Integer.MAX_VALUE;  // also when b is the loaded block: what was warmed is from another walk
         block = b;
         count = b < blockCount ? blocks.keyCount(b) : 0;
         decoded = false;
@@ -154,6 +155,7 @@ public final class TableCursor implements RunCursor {
         }
         decoded = false;
         backwards = false;
+        warmFrom = Integer.MAX_VALUE;
         if (++index >= count) {
             setBlock(block + 1);
             index = 0;
@@ -180,6 +182,7 @@ public final class TableCursor implements RunCursor {
     public void skip(int n) {
         checkUsable();
         decoded = false;
+        warmFrom = Integer.MAX_VALUE;
         if (n >= 0) {
             long i = (long) index + n;
             while (block < blockCount && i >= count) {
@@ -311,6 +314,7 @@ public final class TableCursor implements RunCursor {
         long lo = Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * from));
         long hi = Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * to));
         int sum = 0;
+        // Steps of 64 bytes from a line boundary: cache slots and cursor buffers are page-aligned.
         for (long at = lo & ~63L; at < hi; at += 64) {
             sum += data.get(ValueLayout.JAVA_BYTE, at);
         }
