@@ -51,11 +51,7 @@ public final class CachedFile {
     public BlockPin get(int block, int size, BlockLoader loader) throws IOException {
         CachedBlock b = pinRemembered(block, size);
         if (b != null) {
-            cache.countHit();
-            if (!b.referenced) {
-                b.referenced = true;  // tested first: a hit should not dirty the block's cache line each time
-            }
-            return cache.handle(b);
+            return hit(b);
         }
         Objects.requireNonNull(loader, "loader");
         long key = BlockCache.key(fileId, block, size);
@@ -66,11 +62,7 @@ public final class CachedFile {
     public BlockPin getIfCached(int block, int size) {
         CachedBlock b = pinRemembered(block, size);
         if (b != null) {
-            cache.countHit();
-            if (!b.referenced) {
-                b.referenced = true;
-            }
-            return cache.handle(b);
+            return hit(b);
         }
         long key = BlockCache.key(fileId, block, size);
         b = cache.shard(key).getIfCached(key, size);
@@ -94,6 +86,15 @@ public final class CachedFile {
     /** As {@link BlockCache#reserve}, for block {@code block} of this file. */
     public BlockCache.Reservation reserve(int block, int size) {
         return cache.reserve(fileId, block, size);
+    }
+
+    /** A remembered block pinned for a lookup: counted as a hit, and marked used for the eviction clock. */
+    private BlockPin hit(CachedBlock b) {
+        cache.countHit();
+        if (!b.referenced) {
+            b.referenced = true;  // tested first: a hit should not dirty the block's cache line each time
+        }
+        return cache.handle(b);
     }
 
     /** The remembered block {@code block}, pinned, if it is still cached; else null. */

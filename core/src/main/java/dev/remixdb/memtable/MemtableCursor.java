@@ -109,18 +109,8 @@ public final class MemtableCursor implements AutoCloseable {
      */
     public void prev() {
         checkPositioned();
-        long current = node;
-        long p = at.prev();
         // Entries before the current one with its key are versions newer than the snapshot.
-        for (int hops = 0; p != NULL && table.sameKey(p, current); hops++) {
-            if (hops == MAX_VERSION_HOPS) {
-                p = at.seekBefore(table.segment(current), table.keyOffset(current), table.keyLength(current),
-                        Long.MAX_VALUE);
-                break;
-            }
-            p = at.prev();
-        }
-        node = newestVisibleBackFrom(p);
+        node = newestVisibleBackFrom(beforeKey(node));
     }
 
     /**
@@ -132,7 +122,7 @@ public final class MemtableCursor implements AutoCloseable {
     private long newestVisibleBackFrom(long p) {
         while (p != NULL) {
             if (table.seq(p) > snapshotSeq) {
-                p = passKeyBackwards(p);
+                p = beforeKey(p);
                 continue;
             }
             long best = p;
@@ -158,9 +148,11 @@ public final class MemtableCursor implements AutoCloseable {
         return NULL;
     }
 
-    /** From the oldest version of a key, the entry before the key's newest version (or 0). */
-    private long passKeyBackwards(long p) {
-        long k = p;
+    /**
+     * From entry {@code k}, with the position on it, the entry before the first (newest) version of
+     * its key, or 0, with the position moved there: a walk back over the key's newer versions.
+     */
+    private long beforeKey(long k) {
         long q = at.prev();
         for (int hops = 0; q != NULL && table.sameKey(q, k); hops++) {
             if (hops == MAX_VERSION_HOPS) {

@@ -369,7 +369,6 @@ public final class TableCursor implements RunCursor {
                     + blocks.offset(block) + " failed: " + e.getMessage(), e);
         }
         loaded = block;
-        warmFrom = Integer.MAX_VALUE;
     }
 
     /** The cache's loader: fills a slot with block {@link #loading}. */
