@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -77,20 +78,28 @@ class ArrayReuseTest {
         // Large enough that everything stays in the memtable: after reopen it comes from the WAL.
         Options options = Options.builder().memtableBytes(64 << 20).build();
         try (RemixDB db = RemixDB.open(dir, options)) {
+            CountDownLatch running = new CountDownLatch(1);
             Thread mutator = Thread.ofPlatform().start(() -> {
                 Random r = new Random(9);
                 while (!stop.get()) {
                     key[r.nextInt(key.length)] = (byte) r.nextInt(4);
                     value[r.nextInt(value.length)] = (byte) r.nextInt();
+                    running.countDown();
                 }
             });
             try {
-                for (int i = 0; i < 50_000; i++) {
-                    db.put(key, value);
-                    if (i % 10 == 0) {
-                        db.delete(key);
+                running.await();
+                // On 2 busy cores the mutator may get little time beside the writes: write on (in
+                // rounds, within what the memtable holds) until its changes made many keys.
+                int puts = 0;
+                do {
+                    for (int i = 0; i < 50_000; i++, puts++) {
+                        db.put(key, value);
+                        if (i % 10 == 0) {
+                            db.delete(key);
+                        }
                     }
-                }
+                } while (puts < 250_000 && contents(db).size() <= 10);
             } finally {
                 stop.set(true);
                 mutator.join();
