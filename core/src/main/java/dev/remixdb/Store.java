@@ -103,6 +103,23 @@ final class Store implements AutoCloseable {
         }
     }
 
+    void writeDeferred(List<WalOp> ops) throws IOException {
+        try {
+            writes.writeDeferred(ops);
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
+    void publishDeferred() throws IOException {
+        checkOpen();
+        try {
+            writes.publishDeferred();
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
     /**
      * A read-modify-write ({@link WritePipeline#update(byte[], Function, boolean)}) of a function that
      * reads {@code key}, whose value is read ahead on this thread.

@@ -6,7 +6,8 @@ import java.nio.file.Path;
 
 /**
  * The child process of {@link UnloggedWriteTest}: a restore as a Kafka Streams store does it.
- * Batches of records go in with {@link RemixDB#writeUnlogged}; after every few batches the
+ * Batches of records go in with {@link RemixDB#writeUnlogged}, or {@link RemixDB#writeDeferred} when
+ * the third argument is {@code deferred} ({@code mixed}: either, at random); after every few batches the
  * "offset" (the last batch applied) is written as an ordinary, logged write and synced, and "O b"
  * printed. Until it is killed.
  */
@@ -31,6 +32,8 @@ public final class RestoreChild {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         int offsetEvery = Integer.parseInt(args[1]);
+        String mode = args.length > 2 ? args[2] : "unlogged";
+        java.util.Random rnd = new java.util.Random();
         try (RemixDB db = RemixDB.open(dir, options())) {
             byte[] o = db.get(OFFSET);
             long next = o == null ? 0 : ByteBuffer.wrap(o).getLong() + 1;
@@ -41,7 +44,12 @@ public final class RestoreChild {
                 for (long r = b * BATCH; r < (b + 1) * BATCH; r++) {
                     batch.put(key(r), value(r));
                 }
-                db.writeUnlogged(batch);
+                boolean deferred = mode.equals("deferred") || mode.equals("mixed") && rnd.nextBoolean();
+                if (deferred) {
+                    db.writeDeferred(batch);
+                } else {
+                    db.writeUnlogged(batch);
+                }
                 if (b % offsetEvery == 0) {
                     db.put(OFFSET, ByteBuffer.allocate(8).putLong(b).array());
                     db.sync();

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -15,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link RemixDB#writeUnlogged}: writes that skip the WAL are read at once, cost no WAL bytes, and
  * are made durable by {@code sync()}, by {@code close()} and before the next logged write; a
- * process killed while restoring reopens with its recorded offset never ahead of its data.
+ * process killed while restoring reopens with its recorded offset never ahead of its data, whether
+ * the restore writes unlogged, deferred ({@link RemixDB#writeDeferred}) or both.
  */
 class UnloggedWriteTest {
     @TempDir
@@ -68,7 +70,9 @@ class UnloggedWriteTest {
         long lastSynced = -1;
         for (int round = 0; round < 8; round++) {
             String where = "seed " + seed + " round " + round;
-            long synced = runChild(store, 1 + rnd.nextInt(6), 2 + rnd.nextInt(15), rnd.nextInt(40));
+            String mode = List.of("unlogged", "deferred", "mixed").get(rnd.nextInt(3));
+            where += " (" + mode + " writes)";
+            long synced = runChild(store, 1 + rnd.nextInt(6), 2 + rnd.nextInt(15), rnd.nextInt(40), mode);
             lastSynced = Math.max(lastSynced, synced);
             try (RemixDB db = RemixDB.open(store, RestoreChild.options())) {
                 byte[] o = db.get(RestoreChild.OFFSET);
@@ -90,8 +94,8 @@ class UnloggedWriteTest {
      * kills land anywhere, also between an offset's write and its sync), kills it, and returns the
      * last offset it saw synced.
      */
-    private static long runChild(Path store, int offsetEvery, int offsets, int delayMillis) throws Exception {
-        KilledChild child = KilledChild.start(RestoreChild.class, "O", store.toString(), Integer.toString(offsetEvery));
+    private static long runChild(Path store, int offsetEvery, int offsets, int delayMillis, String mode) throws Exception {
+        KilledChild child = KilledChild.start(RestoreChild.class, "O", store.toString(), Integer.toString(offsetEvery), mode);
         return child.killWhen(() -> child.lines() >= offsets, delayMillis);
     }
 }

@@ -160,6 +160,61 @@ public final class WritePipeline {
     }
 
     /**
+     * Writes {@code ops} (puts and deletes only) as {@link #writeUnlogged} does, except that readers
+     * do not see them until they are published, all at once: by {@link #publishDeferred()}, by any
+     * write, sync, freeze or checkpoint that is not deferred (its turn publishes first), or when the
+     * memtable holding them fills. They get their sequence numbers then, in the order they were
+     * written, so a snapshot never sees a write appear after it was taken. Held back, a memtable's
+     * worth of them is linked into its index in key order in one pass
+     * ({@link Memtable#linkDeferred}), several times faster than one insert at a time for random keys.
+     */
+    public void writeDeferred(List<WalOp> ops) throws IOException {
+        for (WalOp op : ops) {
+            if (op.type() == WalOp.Type.RANGE_DELETE) {
+                throw new IllegalArgumentException("a deferred write takes puts and deletes, not range deletes");
+            }
+        }
+        submit(WriteRequest.deferred(ops), false);
+    }
+
+    /** Makes every deferred write so far visible (see {@link #writeDeferred}): a turn in the queue. */
+    public void publishDeferred() throws IOException {
+        if (closed) {
+            throw closedError.get();
+        }
+        submit(WriteRequest.turnOnly(), false);
+    }
+
+    /**
+     * Under {@link #lock}, by the head of the queue (or the switch it makes): links the active
+     * memtable's deferred writes with the next sequence numbers and makes them visible.
+     */
+    private void publishDeferred(Memtable active) throws IOException {
+        int n = active.deferredCount();
+        if (n == 0) {
+            return;
+        }
+        insertLock.lock();
+        try {
+            if (closed) {
+                throw closedError.get();
+            }
+            long first = lastSeq + 1;
+            try {
+                active.linkDeferred(first);
+            } catch (RuntimeException | Error e) {
+                // Part of them may be linked at seqs no reader may see yet: nothing later is safe.
+                versions.fail(e);
+                throw e;
+            }
+            lastSeq = first + n - 1;
+            visibleSeq = lastSeq;
+        } finally {
+            insertLock.unlock();
+        }
+    }
+
+    /**
      * Freezes the active memtable now if it holds anything, so that compaction writes all of it to
      * tables. It takes its turn in the queue, so no write is in flight during the switch.
      */
@@ -256,6 +311,9 @@ public final class WritePipeline {
             }
             try {
                 checkWritable();
+                if (!w.deferred) {
+                    publishDeferred(versions.current().mem().memtable());
+                }
                 if (persistOnly) {
                     persistUnlogged();
                     if (moment != null) {
@@ -296,7 +354,8 @@ public final class WritePipeline {
                     long b = x.bytes();
                     // A group is all logged or all unlogged: a logged write must wait for the persist.
                     // A turn-only request does its own work when it leads: it never rides along.
-                    if (!group.isEmpty() && (x.alone || bytes + b > room || x.logged != w.logged)) {
+                    if (!group.isEmpty() && (x.alone || bytes + b > room || x.logged != w.logged
+                            || x.deferred != w.deferred)) {
                         break;
                     }
                     group.add(x);
@@ -398,6 +457,10 @@ public final class WritePipeline {
                         continue;
                     }
                 }
+                if (x.deferred) {
+                    insertDeferred(mem.memtable(), ops);
+                    continue;  // its seqs come when it is published
+                }
                 // The memtable copies the caller's arrays first, and the log is written from that
                 // copy: both hold the same bytes even if a caller changes its arrays meanwhile
                 // (the API does not copy them again).
@@ -450,6 +513,19 @@ public final class WritePipeline {
                 counters.userBytes.add(op.key().length + (op.value() == null ? 0 : op.value().length));
             }
             seq++;
+        }
+    }
+
+    /** Adds deferred puts and deletes to {@code mem}, unseen until published. */
+    private void insertDeferred(Memtable mem, List<WalOp> ops) {
+        for (int i = 0; i < ops.size(); i++) {
+            WalOp op = ops.get(i);
+            if (op.type() == WalOp.Type.PUT) {
+                mem.addDeferred(op.key(), op.value());
+            } else {
+                mem.deleteDeferred(op.key());
+            }
+            counters.userBytes.add(op.key().length + (op.value() == null ? 0 : op.value().length));
         }
     }
 
@@ -645,6 +721,8 @@ public final class WritePipeline {
      * {@link #insertLock} too, so that a re-insert appending to the old WAL finishes first.
      */
     private void switchMemtable() throws IOException {
+        // A memtable is frozen with all its writes visible: compaction and readers see it whole.
+        publishDeferred(versions.current().mem().memtable());
         long number = versions.newFileNumber();
         // Its directory entry is made durable in the background (WalFlusher), before any sync
         // promises a write in it, and before a MANIFEST names it (the install syncs the directory).

@@ -20,6 +20,11 @@ final class WriteRequest {
     /** False for a write that skips the WAL (see {@link WritePipeline#writeUnlogged}). */
     final boolean logged;
     /**
+     * For a write that skips the WAL and stays unseen until published (see
+     * {@link WritePipeline#writeDeferred}); such writes group only with each other.
+     */
+    final boolean deferred;
+    /**
      * Signalled when the request reaches the head of the queue or is done; made by the request's
      * own thread when it first has to wait (most never do: a lone writer is always the head).
      */
@@ -48,16 +53,23 @@ final class WriteRequest {
     }
 
     WriteRequest(List<WalOp> ops, boolean sync, boolean logged) {
-        this(ops, sync, logged, false, false);
+        this(ops, sync, logged, false, false, false);
     }
 
-    private WriteRequest(List<WalOp> ops, boolean sync, boolean logged, boolean alone, boolean evenIfEmpty) {
+    private WriteRequest(List<WalOp> ops, boolean sync, boolean logged, boolean alone, boolean evenIfEmpty,
+                         boolean deferred) {
         this.prepare = null;
         this.ops = ops;
         this.sync = sync;
         this.logged = logged;
         this.alone = alone;
         this.evenIfEmpty = evenIfEmpty;
+        this.deferred = deferred;
+    }
+
+    /** A deferred write (see {@link #deferred}). */
+    static WriteRequest deferred(List<WalOp> ops) {
+        return new WriteRequest(ops, false, false, false, false, true);
     }
 
     /** A request that only takes its turn at the head of the queue (see {@link #alone}). */
@@ -67,7 +79,7 @@ final class WriteRequest {
 
     /** A turn-only request; for a freeze, {@code evenIfEmpty} freezes an empty memtable too. */
     static WriteRequest turnOnly(boolean evenIfEmpty) {
-        return new WriteRequest(List.of(), false, true, true, evenIfEmpty);
+        return new WriteRequest(List.of(), false, true, true, evenIfEmpty, false);
     }
 
     WriteRequest(Function<WritePipeline.Reader, List<WalOp>> prepare, boolean sync) {
@@ -75,6 +87,7 @@ final class WriteRequest {
         this.ops = List.of();
         this.sync = sync;
         this.logged = true;
+        this.deferred = false;
         this.alone = false;
         this.evenIfEmpty = false;
     }

@@ -72,6 +72,11 @@ final class Entries {
         return memory.segment(e).get(LONG, ChunkAllocator.offset(e));
     }
 
+    /** Sets the seq of an entry no index holds yet (see {@link DeferredEntries}). */
+    void setSeq(long e, long seq) {
+        memory.segment(e).set(LONG, ChunkAllocator.offset(e), seq);
+    }
+
     long keyOffset(long e) {
         return ChunkAllocator.offset(e) + HEADER;
     }

@@ -451,6 +451,55 @@ final class LeafTree implements OrderedIndex {
         }
     }
 
+    /**
+     * Checks the links searches and walks rely on, in every node, after {@link #checkPrefixes}: each
+     * child's fences are its separators in the parent, every key lies within its node's fences and
+     * shares the node's first skip bytes, and the leaves' sibling links join them in order. For
+     * tests; writer only.
+     */
+    void checkStructure() {
+        checkPrefixes();
+        long[] previousLeaf = {NULL};
+        checkStructure(root, NULL, NULL, previousLeaf);
+        if (previousLeaf[0] != NULL && right(previousLeaf[0]) != NULL) {
+            throw new IllegalStateException("the last leaf " + previousLeaf[0] + " links right to " + right(previousLeaf[0]));
+        }
+    }
+
+    private void checkStructure(long node, long low, long high, long[] previousLeaf) {
+        if (low(node) != low || high(node) != high) {
+            throw new IllegalStateException("node " + node + ": fences " + low(node) + ".." + high(node)
+                    + ", its parent says " + low + ".." + high);
+        }
+        boolean leaf = level(node) == 0;
+        int count = count(node);
+        int cap = leaf ? LEAF_CAP : INNER_CAP;
+        int skip = skip(node);
+        long ref = reference(node, count, cap);
+        for (int i = leaf ? 0 : 1; i < count; i++) {
+            long e = handleAt(node, i, cap);
+            if (low != NULL && compareTo(entries.segment(e), entries.keyOffset(e), entries.keyLength(e), entries.seq(e), low) < 0
+                    || high != NULL && compareTo(entries.segment(e), entries.keyOffset(e), entries.keyLength(e), entries.seq(e), high) >= 0) {
+                throw new IllegalStateException("node " + node + ", slot " + i + ": outside its fences");
+            }
+            if (ref != NULL && commonPrefix(e, ref) < skip) {
+                throw new IllegalStateException("node " + node + ", slot " + i + ": shares less than the skip " + skip);
+            }
+        }
+        if (leaf) {
+            if (left(node) != previousLeaf[0] || previousLeaf[0] != NULL && right(previousLeaf[0]) != node) {
+                throw new IllegalStateException("leaf " + node + " is not linked to the leaf before it, " + previousLeaf[0]);
+            }
+            previousLeaf[0] = node;
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            long childLow = i == 0 ? low : handleAt(node, i, INNER_CAP);
+            long childHigh = i + 1 < count ? handleAt(node, i + 1, INNER_CAP) : high;
+            checkStructure(childAt(node, i), childLow, childHigh, previousLeaf);
+        }
+    }
+
     /** The number of leaves (walks them; for tests and diagnostics). Writer only. */
     int leafCount() {
         int n = 0;
@@ -735,6 +784,109 @@ final class LeafTree implements OrderedIndex {
             }
         }
         insertSlot(parent, i, sep, right);
+    }
+
+    // ---------------------------------------------------------------- rebuilding
+
+    @Override
+    public boolean canRebuild() {
+        return true;
+    }
+
+    /** Every entry handle, in order: the leaves from the leftmost one. Writer only. */
+    @Override
+    public long[] handles(int count) {
+        long[] out = new long[count];
+        long node = root;
+        while (level(node) > 0) {
+            node = childAt(node, 0);
+        }
+        int k = 0;
+        for (long leaf = node; leaf != NULL; leaf = right(leaf)) {
+            int c = count(leaf);
+            for (int i = 0; i < c; i++) {
+                out[k++] = handleAt(leaf, i, LEAF_CAP);
+            }
+        }
+        if (k != count) {
+            throw new IllegalStateException("the tree holds " + k + " entries, not " + count);
+        }
+        return out;
+    }
+
+    /**
+     * Builds a new tree over {@code handles[0, n)}, bottom-up: full leaves, then full inner levels,
+     * each node's fences, skip and prefixes as inserts would have left them, and publishes its root.
+     * A reader that entered the old tree finishes in it; every entry it may see is there.
+     */
+    @Override
+    public void rebuild(long[] handles, int n) {
+        if (n == 0) {
+            return;
+        }
+        int leaves = (n + LEAF_CAP - 1) / LEAF_CAP;
+        long[] level = new long[leaves];
+        long[] lows = new long[leaves];
+        for (int j = 0; j < leaves; j++) {
+            lows[j] = j == 0 ? NULL : handles[j * LEAF_CAP];
+        }
+        long previous = NULL;
+        for (int j = 0; j < leaves; j++) {
+            int from = j * LEAF_CAP;
+            int count = Math.min(LEAF_CAP, n - from);
+            long leaf = newNode(0, lows[j], j + 1 < leaves ? lows[j + 1] : NULL);
+            MemorySegment ls = memory.segment(leaf);
+            long at = ChunkAllocator.offset(leaf);
+            MemorySegment.copy(handles, from, ls, ValueLayout.JAVA_LONG, at + SLOTS + 8L * LEAF_CAP, count);
+            reskip(leaf, count, LEAF_CAP, boundSkip(leaf, count, LEAF_CAP));
+            ls.set(INT, at + COUNT, count);
+            ls.set(LONG, at + LEFT, previous);
+            if (previous != NULL) {
+                memory.segment(previous).set(LONG, ChunkAllocator.offset(previous) + RIGHT, leaf);
+            }
+            level[j] = leaf;
+            previous = leaf;
+        }
+        lastLeaf = previous;
+        int height = 0;
+        while (level.length > 1) {
+            height++;
+            int parents = (level.length + INNER_CAP - 1) / INNER_CAP;
+            long[] up = new long[parents];
+            long[] upLows = new long[parents];
+            for (int j = 0; j < parents; j++) {
+                upLows[j] = lows[j * INNER_CAP];
+            }
+            previous = NULL;
+            for (int j = 0; j < parents; j++) {
+                int from = j * INNER_CAP;
+                int count = Math.min(INNER_CAP, level.length - from);
+                long node = newNode(height, upLows[j], j + 1 < parents ? upLows[j + 1] : NULL);
+                MemorySegment s = memory.segment(node);
+                long at = ChunkAllocator.offset(node);
+                for (int i = 0; i < count; i++) {
+                    // Separator i is child i's low fence; child 0 has none (the node's own low fence).
+                    if (i > 0) {
+                        s.set(LONG, at + SLOTS + 8L * INNER_CAP + 8L * i, lows[from + i]);
+                    }
+                    s.set(LONG, at + SLOTS + 16L * INNER_CAP + 8L * i, level[from + i]);
+                }
+                reskip(node, count, INNER_CAP, boundSkip(node, count, INNER_CAP));
+                s.set(INT, at + COUNT, count);
+                if (previous != NULL) {
+                    memory.segment(previous).set(LONG, ChunkAllocator.offset(previous) + RIGHT, node);
+                }
+                up[j] = node;
+                previous = node;
+            }
+            level = up;
+            lows = upLows;
+        }
+        // The writer's memory of its last search belongs to the old tree.
+        repeatLeaf = false;
+        pathDepth = 0;
+        // A volatile store: a reader that reads this root sees every node written above.
+        root = level[0];
     }
 
     // ---------------------------------------------------------------- positions

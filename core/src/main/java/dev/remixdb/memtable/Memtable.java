@@ -60,6 +60,8 @@ public final class Memtable implements AutoCloseable {
     private volatile RangeTombstone[] ranges = NO_RANGES;
     private static final RangeTombstone[] NO_RANGES = {};
     private volatile long maxSeq = -1;
+    /** Entries added by {@link #addDeferred}, not in the ordered index yet. Writer only. */
+    private final DeferredEntries deferred = new DeferredEntries();
     /** Data bytes at which the owner freezes this memtable, 0 when unknown (see {@link #expectFullAt}). */
     private long fullAt;
 
@@ -191,6 +193,152 @@ public final class Memtable implements AutoCloseable {
             maxSeq = seq;
         }
         return e;
+    }
+
+    // ---------------------------------------------------------------- deferred adds
+
+    /**
+     * Adds a value that readers do not see until {@link #linkDeferred} puts it in the index with
+     * its sequence number: for bulk loads, where linking a memtable's worth of entries in key order
+     * costs far less than inserting each where it falls (see {@link DeferredEntries}). The entry is
+     * copied now and counts in {@link #dataBytes()} at once (the owner sizes memtables by it), in
+     * {@link #entryCount()} once linked. Checks and single-writer rule as {@link #add}; a memtable
+     * on the skip list (kept for benchmarks) refuses with {@link UnsupportedOperationException}.
+     */
+    public void addDeferred(byte[] key, byte[] value) {
+        Objects.requireNonNull(value, "value");
+        addDeferred(key, value, false);
+    }
+
+    /** A tombstone added as {@link #addDeferred(byte[], byte[])} adds a value. */
+    public void deleteDeferred(byte[] key) {
+        addDeferred(key, null, true);
+    }
+
+    private void addDeferred(byte[] key, byte[] value, boolean tombstone) {
+        checkOpen();
+        if (!ordered.canRebuild()) {
+            // The skip list sizes a node's pointers at allocate() for the insert that follows it.
+            throw new UnsupportedOperationException("deferred adds need the tree index, not " + ordered.getClass().getSimpleName());
+        }
+        Objects.requireNonNull(key, "key");
+        Limits.checkKeyLength(key.length);
+        int valueLen = tombstone ? 0 : value.length;
+        Limits.checkValueLength(valueLen);
+        if (!adding.compareAndSet(false, true)) {
+            throw new IllegalStateException("concurrent Memtable.add: callers must serialize writers");
+        }
+        try {
+            long e = ordered.allocate(Entries.bytes(key.length, valueLen));
+            // The seq is set when the entry is linked; no reader can reach it before.
+            entries.write(e, 0, key, value, valueLen, tombstone);
+            deferred.add(e);
+            dataBytes = dataBytes + key.length + valueLen;
+        } finally {
+            adding.set(false);
+        }
+    }
+
+    /** Entries added by {@link #addDeferred} and not linked yet. Writer only. */
+    public int deferredCount() {
+        return deferred.count();
+    }
+
+    /**
+     * Gives the deferred entries seqs {@code firstSeq, firstSeq + 1, ...} in the order they were
+     * added, and puts them in the index (and the point index, unless stopped) in key order, after
+     * which readers at those seqs see them. {@code firstSeq} must be above every seq added so far.
+     * Single writer, as {@link #add}.
+     */
+    public void linkDeferred(long firstSeq) {
+        checkOpen();
+        if (firstSeq <= maxSeq) {
+            throw new IllegalArgumentException("deferred entries need seqs above " + maxSeq + ": " + firstSeq);
+        }
+        int n = deferred.count();
+        if (n == 0) {
+            return;
+        }
+        if (!adding.compareAndSet(false, true)) {
+            throw new IllegalStateException("concurrent Memtable.add: callers must serialize writers");
+        }
+        try {
+            for (int i = 0; i < n; i++) {
+                entries.setSeq(deferred.handle(i), firstSeq + i);
+            }
+            int[] order = deferred.order(entries);
+            if (ordered.canRebuild() && entryCount <= n) {
+                rebuildWithDeferred(order, firstSeq);
+            } else {
+                insertDeferred(order, firstSeq);
+            }
+            deferred.clear();
+            entryCount = entryCount + n;
+            maxSeq = firstSeq + n - 1;
+        } finally {
+            adding.set(false);
+        }
+    }
+
+    /**
+     * The index rebuilt over its entries and the deferred ones merged, bottom-up: for a memtable
+     * holding no more entries than come in, where inserting the deferred ones one at a time costs a
+     * few cache misses each (a rebuild reads each key once, and those reads overlap). The old
+     * index's nodes stay in the memtable's memory until it is freed; since a rebuild at least
+     * doubles the entries, they add up to less than the index itself.
+     */
+    private void rebuildWithDeferred(int[] order, long firstSeq) {
+        int n = order.length;
+        int had = (int) entryCount;
+        long[] old = had == 0 ? new long[0] : ordered.handles(had);
+        long[] all = new long[had + n];
+        int i = 0;
+        int k = 0;
+        int out = 0;
+        while (i < had && k < n) {
+            long d = deferred.handle(order[k]);
+            // Deferred seqs are above every old one: for the same key the deferred entry goes first.
+            if (entries.compare(old[i], entries.segment(d), entries.keyOffset(d), entries.keyLength(d), firstSeq + order[k]) < 0) {
+                all[out++] = old[i++];
+            } else {
+                all[out++] = d;
+                k++;
+            }
+        }
+        while (i < had) {
+            all[out++] = old[i++];
+        }
+        while (k < n) {
+            all[out++] = deferred.handle(order[k++]);
+        }
+        ordered.rebuild(all, out);
+        if (pointIndexed) {
+            // In the order added, each is its key's newest version so far.
+            for (int j = 0; j < n; j++) {
+                long e = deferred.handle(j);
+                index.put(PointIndex.nonZero(Keys.hash64(entries.segment(e), entries.keyOffset(e), entries.keyLength(e))),
+                        e, this, true);
+            }
+        }
+    }
+
+    /** The deferred entries inserted one at a time, in key order. */
+    private void insertDeferred(int[] order, long firstSeq) {
+        int n = order.length;
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            long e = deferred.handle(i);
+            long seq = firstSeq + i;
+            MemorySegment key = entries.segment(e);
+            long keyOff = entries.keyOffset(e);
+            int keyLen = entries.keyLength(e);
+            // Fresh seqs: no (key, seq) can repeat, and the search need not know which is newest.
+            ordered.locate(key, keyOff, keyLen, seq, false);
+            ordered.insert(e, key, keyOff, keyLen, seq);
+            if (pointIndexed) {
+                index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this, false);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- reading

@@ -25,6 +25,24 @@ interface OrderedIndex {
     /** Writer: adds entry {@code e}, whose key and seq are those of the last {@link #locate}. */
     void insert(long e, MemorySegment key, long off, int len, long seq);
 
+    /** Whether {@link #handles} and {@link #rebuild} are available. */
+    default boolean canRebuild() {
+        return false;
+    }
+
+    /** Writer: the {@code count} handles the index holds, in order. */
+    default long[] handles(int count) {
+        throw new UnsupportedOperationException("no rebuild for " + getClass().getSimpleName());
+    }
+
+    /**
+     * Writer: replaces the index with one over {@code handles[0, n)}, which are in order and include
+     * every handle it holds. Readers already in the old index finish there and see what it held.
+     */
+    default void rebuild(long[] handles, int n) {
+        throw new UnsupportedOperationException("no rebuild for " + getClass().getSimpleName());
+    }
+
     /** A reader's position; one per cursor. */
     Position position();
 

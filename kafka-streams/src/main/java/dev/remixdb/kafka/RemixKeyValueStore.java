@@ -80,6 +80,12 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      * then stay unlogged too (see {@link #commit(Map)}). Written by the stream thread only.
      */
     private volatile boolean restoring;
+    /**
+     * Whether restored writes may still be unpublished ({@link RemixDB#writeDeferred}): a read
+     * publishes them first. Set after each restored batch, cleared before a publish, so a batch
+     * written before a read's publish is always in it.
+     */
+    private volatile boolean unpublished;
     private Map<TopicPartition, Long> lastCommitted;
 
     /** A store named {@code name} whose gauges carry the tag {@code <metricsScope>-state-id}. */
@@ -212,7 +218,7 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public byte[] delete(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
-        RemixDB d = open();
+        RemixDB d = readable("delete");
         synchronized (position) {
             byte[] stored = StoreKeys.data(key);
             try {
@@ -242,19 +248,22 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /**
      * Applies a batch from the changelog (restore); see {@link RestoreCallback}. Unlogged: the
      * changelog is the log, and the commit that records the restored offsets is a logged write, which
-     * RemixDB lets in only after the unlogged data before it is in tables.
+     * RemixDB lets in only after the unlogged data before it is in tables. Deferred: RemixDB sorts a
+     * memtable's worth of restored records before indexing them, and reads here publish them first
+     * ({@link #readable}); a commit's write does so by itself.
      */
     void restore(WriteBatch batch) {
         if (batch.isEmpty()) {
             return;
         }
         try {
-            open().writeUnlogged(batch);
+            open().writeDeferred(batch);
         } catch (IOException | ClosedException e) {
             throw failure("restore", e);
         }
         dirty = true;
         restoring = true;
+        unpublished = true;
     }
 
     /** The position the restore callback merges changelog headers into; lock it while changing it. */
@@ -272,7 +281,7 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public byte[] get(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
         try {
-            return open().get(StoreKeys.data(key));
+            return readable("get").get(StoreKeys.data(key));
         } catch (ClosedException e) {
             throw failure("get", e);
         }
@@ -319,7 +328,7 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     }
 
     private KeyValueIterator<Bytes, byte[]> iterator(byte[] lower, byte[] upper, boolean forward) {
-        RemixDB d = open();
+        RemixDB d = readable("range");
         StoreIterator it;
         try {
             it = new StoreIterator(name, d.cursor(lower, upper), forward, openIterators::remove);
@@ -342,7 +351,7 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public long approximateNumEntries() {
         try {
-            RemixDB d = open();
+            RemixDB d = readable("approximateNumEntries");
             // The store's entry count (an upper bound: versions and tombstones count) less the store's
             // own metadata keys, so that an empty store reports 0, as Kafka's stores do.
             long meta = 0;
@@ -499,6 +508,21 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /** Number of iterators not yet closed (for tests and the curious). */
     int openIteratorCount() {
         return openIterators.size();
+    }
+
+    /** The open store with every restored write visible, for a read. */
+    private RemixDB readable(String operation) {
+        RemixDB d = open();
+        if (unpublished) {
+            unpublished = false;
+            try {
+                d.publishDeferred();
+            } catch (IOException | ClosedException e) {
+                unpublished = true;
+                throw failure(operation, e);
+            }
+        }
+        return d;
     }
 
     private RemixDB open() {

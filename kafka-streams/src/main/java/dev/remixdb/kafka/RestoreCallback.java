@@ -11,8 +11,9 @@ import java.util.Collection;
 /**
  * Restores a {@link RemixKeyValueStore} from its changelog in bulk: each batch Kafka hands over (one
  * poll of the restore consumer, up to {@code max.poll.records}) becomes one {@link WriteBatch},
- * written with {@link dev.remixdb.RemixDB#writeUnlogged}: the changelog already is a log, so a
- * restore writes no WAL and syncs nothing. A null value is a delete. Kafka commits the store
+ * written with {@link dev.remixdb.RemixDB#writeDeferred}: the changelog already is a log, so a
+ * restore writes no WAL and syncs nothing, and RemixDB indexes a memtable's worth of records at a
+ * time, sorted, rather than each where it falls (reads of the store publish them first). A null value is a delete. Kafka commits the store
  * (offsets as a logged write, then a sync) as restoration goes on; RemixDB puts the restored data
  * into tables before that write goes in, so a crash before a commit restores the same records
  * again, and the offsets that survive one never run ahead of the data.

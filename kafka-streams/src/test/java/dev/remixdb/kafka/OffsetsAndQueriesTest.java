@@ -45,6 +45,47 @@ class OffsetsAndQueriesTest {
     @TempDir
     Path dir;
 
+    /**
+     * The restore writes deferred (unseen until published): every kind of read right after a restore
+     * batch, with no commit in between, sees it, and so does a delete's returned old value.
+     */
+    @Test
+    void everyReadRightAfterARestoreSeesIt() {
+        StoreFixture fixture = new StoreFixture(dir.toFile());
+        RemixKeyValueStore store = fixture.open("kv");
+        RecordBatchingStateRestoreCallback callback = (RecordBatchingStateRestoreCallback) fixture.callbacks.get("kv");
+        long offset = 0;
+        for (int round = 0; round < 4; round++) {
+            List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                batch.add(new ConsumerRecord<>(CHANGELOG.topic(), 0, offset++, new byte[] {(byte) round, (byte) i},
+                        new byte[] {(byte) i}));
+            }
+            callback.restoreBatch(batch);
+            switch (round) {
+                case 0 -> assertArrayEquals(new byte[] {7}, store.get(b(0, 7)));
+                case 1 -> {
+                    try (KeyValueIterator<Bytes, byte[]> it = store.range(b(1, 0), b(1, 29))) {
+                        int n = 0;
+                        for (; it.hasNext(); it.next()) {
+                            n++;
+                        }
+                        assertEquals(30, n);
+                    }
+                }
+                case 2 -> assertArrayEquals(new byte[] {3}, store.delete(b(2, 3)));
+                default -> assertTrue(store.approximateNumEntries() >= 119, "entries " + store.approximateNumEntries());
+            }
+        }
+        assertNull(store.get(b(2, 3)));
+        store.commit(Map.of(CHANGELOG, offset - 1));
+        store.close();
+        store = fixture.open("kv");
+        assertArrayEquals(new byte[] {29}, store.get(b(3, 29)));
+        assertEquals(offset - 1, store.committedOffset(CHANGELOG));
+        store.close();
+    }
+
     @Test
     @SuppressWarnings("deprecation")
     void committedOffsetsAndPositionSurviveCloseAndReopen() {

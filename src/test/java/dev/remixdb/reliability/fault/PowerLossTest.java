@@ -128,7 +128,7 @@ class PowerLossTest {
     private static final byte[] OFFSET = "offset".getBytes(StandardCharsets.UTF_8);
 
     /**
-     * A restore (writes without the WAL, as the Kafka store does) cut off by power: the recorded
+     * A restore (writes without the WAL, unlogged or deferred, as the Kafka store does) cut off by power: the recorded
      * offset, a logged write synced after the data, is never ahead of the data, and never behind
      * the last offset a sync acknowledged.
      */
@@ -156,7 +156,12 @@ class PowerLossTest {
                         for (long r = b * batch; r < (b + 1) * batch; r++) {
                             wb.put(key(r), value(r));
                         }
-                        db.writeUnlogged(wb);
+                        // Deferred writes (sorted in when published) are as durable as unlogged ones.
+                        if (rnd.nextBoolean()) {
+                            db.writeDeferred(wb);
+                        } else {
+                            db.writeUnlogged(wb);
+                        }
                         if (b % offsetEvery == 0) {
                             db.put(OFFSET, ByteBuffer.allocate(8).putLong(b).array());
                             db.sync();
