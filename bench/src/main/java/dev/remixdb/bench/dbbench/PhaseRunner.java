@@ -93,6 +93,7 @@ final class PhaseRunner {
             ProcSample before = ProcSample.now();
             Outcome out = switch (p.kind()) {
                 case LOAD, FILLSEQ -> fill(p, index);
+                case BULKLOAD -> bulkLoad(p, index);
                 case OVERWRITE -> overwrite(p, index);
                 case OVERWRITEBATCH -> overwriteBatches(p, index);
                 case DELETES -> deletes(p, index);
@@ -179,6 +180,41 @@ final class PhaseRunner {
                 store.put(key, value);
                 h.recordValue(System.nanoTime() - t0);
                 ticker.tick();
+            }
+            return 0;
+        });
+        for (long i = 0; i < n; i++) {
+            live.set(i, gen);
+        }
+        return withUserBytes(out, n * o.entryBytes(), null, null);
+    }
+
+    /** LOAD's keys in LOAD's order, {@code p.length()} per import batch (latency is per batch). */
+    private Outcome bulkLoad(PhaseSpec p, int index) throws Exception {
+        long n = o.keys();
+        Permutation order = new Permutation(n, o.seed() ^ LOAD_SALT);
+        int gen = live.newGeneration();
+        int size = p.length();
+        Outcome out = parallel(p, 1, n, (t, ops, h, ticker) -> {
+            byte[][] keys = new byte[size][Keys.BYTES];
+            byte[][] vals = new byte[size][];
+            for (int b = 0; b < size; b++) {
+                vals[b] = values.newBuffer();
+            }
+            for (long j = 0; j < ops; ) {
+                int m = (int) Math.min(size, ops - j);
+                for (int b = 0; b < m; b++) {
+                    long i = order.apply(j + b);
+                    Keys.format(i, keys[b]);
+                    values.fill(i, gen, vals[b]);
+                }
+                long t0 = System.nanoTime();
+                store.importBatch(keys, vals, m);
+                h.recordValue(System.nanoTime() - t0);
+                for (int b = 0; b < m; b++) {
+                    ticker.tick();
+                }
+                j += m;
             }
             return 0;
         });

@@ -25,6 +25,11 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
         LOAD(true, true),
         /** Empty store, all keys in ascending order, then wait until idle. */
         FILLSEQ(true, true),
+        /**
+         * An import: LOAD's keys and order in batches of N without the WAL (RemixDB: writeDeferred;
+         * RocksDB: write batches with disableWAL), then wait until idle. Ops count puts.
+         */
+        BULKLOAD(true, true),
         /** Overwrite random loaded keys with new values, then wait until idle. */
         OVERWRITE(true, false),
         /** As OVERWRITE, N puts per atomic write batch (ops count puts; latency is per batch). */
@@ -152,10 +157,13 @@ public record PhaseSpec(String name, String label, Kind kind, int length) {
                 if (name.startsWith("scanmix")) {
                     yield new PhaseSpec(name, name, Kind.SCANMIX, scanLength(name, "scanmix"));
                 }
+                if (name.startsWith("bulkload")) {
+                    yield new PhaseSpec(name, name, Kind.BULKLOAD, scanLength(name, "bulkload"));
+                }
                 if (name.startsWith("overwritebatch")) {
                     yield new PhaseSpec(name, name, Kind.OVERWRITEBATCH, scanLength(name, "overwritebatch"));
                 }
-                throw new UsageException("unknown phase '" + name + "'; phases: load (fillrandom), fillseq, overwrite, "
+                throw new UsageException("unknown phase '" + name + "'; phases: load (fillrandom), fillseq, bulkloadN, overwrite, "
                         + "overwritebatchN, readrandom, readmissing, multigetN, getasyncN, seekrandom, seeknextN, seekprevN, scanmixN (N = 1.."
                         + MAX_SCAN
                         + "), readwhilewriting, deletes, and the lists micro1, all");

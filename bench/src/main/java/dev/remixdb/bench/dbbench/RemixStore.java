@@ -71,6 +71,16 @@ final class RemixStore implements Store {
         db.write(batch);
     }
 
+    /** Deferred writes: sorted into the memtable when published (waitIdle's memtable compaction publishes). */
+    @Override
+    public void importBatch(byte[][] keys, byte[][] values, int n) throws Exception {
+        dev.remixdb.WriteBatch batch = new dev.remixdb.WriteBatch();
+        for (int i = 0; i < n; i++) {
+            batch.put(keys[i], values[i]);
+        }
+        db.writeDeferred(batch);
+    }
+
     @Override
     public void put(byte[] key, byte[] value) throws Exception {
         db.put(key, value);

@@ -23,6 +23,12 @@ public interface Store extends AutoCloseable {
     /** Sets {@code keys[i]} to {@code values[i]} for i < n in one atomic write batch. */
     void putBatch(byte[][] keys, byte[][] values, int n) throws Exception;
 
+    /**
+     * Writes {@code keys[i] = values[i]} for i < n as an import does: no WAL (the source can be
+     * replayed), visible at the latest when {@link #waitIdle()} returns.
+     */
+    void importBatch(byte[][] keys, byte[][] values, int n) throws Exception;
+
     /** A reader for the calling thread; close it when the phase ends. */
     Reader reader(boolean reuseCursor) throws Exception;
 

@@ -81,6 +81,26 @@ class DbBenchEndToEndTest {
         assertTrue(out.contains("\"dist\": \"zipf\"") && out.contains("\"valueBytes\": 40"));
     }
 
+    /** An import without the WAL, then every key read back and scanned (the checks count errors). */
+    @Test
+    void bulkLoadThenReads() throws Exception {
+        Path json = tmp.resolve("bulk.json");
+        int rc = BenchMain.run(new String[] {"db", "--keys", "20k", "--reads", "20k", "--scans", "1k",
+                "--phases", "bulkload300,readrandom,seeknext50", "--remix-memtable-mb", "1", "--rocks-write-buffer-mb", "1",
+                "--cache-mb", "16", "--heap", "512m", "--no-progress", "--json", json.toString()});
+        assertEquals(0, rc);
+        String out = Files.readString(json);
+        for (String store : Store.NAMES) {
+            String load = record(out, "bulkload300", store);
+            assertEquals(20_000, num(load, "ops"), load);
+            assertEquals(0, num(load, "errors"), load);
+            String reads = record(out, "readrandom", store);
+            assertEquals(0, num(reads, "errors"), reads);
+            assertEquals(20_000, num(reads, "found"), "every imported key is read back: " + reads);
+            assertEquals(0, num(record(out, "seeknext50", store), "errors"));
+        }
+    }
+
     /** The one-line JSON record of phase and store. */
     static String record(String json, String phase, String store) {
         Matcher m = Pattern.compile("\\{\"phase\": \"" + Pattern.quote(phase) + "\", \"store\": \"" + store + "\"[^\\n]*")
