@@ -74,12 +74,17 @@ class DeferredWriteTest {
             db.writeDeferred(new WriteBatch().put(b("d6"), b("6")));
             db.compute(b("c"), v -> b("7"));
             assertArrayEquals(b("6"), db.get(b("d6")), "a read-modify-write publishes");
+            // The value a compute reads ahead, before its turn, cannot see a deferred write; the
+            // function must get the one its turn published.
+            db.writeDeferred(new WriteBatch().put(b("c"), b("8")));
+            assertArrayEquals(b("8+"), db.compute(b("c"), v -> b(new String(v, StandardCharsets.UTF_8) + "+")));
             db.writeDeferred(new WriteBatch().put(b("d7"), b("7")));
         }
         try (RemixDB db = RemixDB.open(dir.resolve("a"))) {
             assertArrayEquals(b("7"), db.get(b("d7")), "close publishes and persists");
             assertArrayEquals(b("new"), db.get(b("k")));
             assertEquals(List.of("c", "d1", "d3", "d4", "d5", "d6", "d7", "k", "p", "u"), keys(db));
+            assertArrayEquals(b("8+"), db.get(b("c")));
         }
         try (RemixDB cp = RemixDB.open(dir.resolve("cp"))) {
             assertArrayEquals(b("5"), cp.get(b("d5")), "the checkpoint holds what it published");
