@@ -815,8 +815,9 @@ final class LeafTree implements OrderedIndex {
     }
 
     /**
-     * Builds a new tree over {@code handles[0, n)}, bottom-up: full leaves, then full inner levels,
-     * each node's fences, skip and prefixes as inserts would have left them, and publishes its root.
+     * Builds a new tree over {@code handles[0, n)}, bottom-up: full leaves, then full inner levels
+     * (only the last node of a level may hold fewer), each node's fences, skip and prefixes by the
+     * rules inserts and splits follow ({@link #checkStructure}), and publishes its root.
      * A reader that entered the old tree finishes in it; every entry it may see is there.
      */
     @Override

@@ -35,6 +35,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A persistent Kafka Streams {@link KeyValueStore} of bytes on a {@link RemixDB} in
@@ -81,11 +82,13 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
      */
     private volatile boolean restoring;
     /**
-     * Whether restored writes may still be unpublished ({@link RemixDB#writeDeferred}): a read
-     * publishes them first. Set after each restored batch, cleared before a publish, so a batch
-     * written before a read's publish is always in it.
+     * Restored batches written ({@link RemixDB#writeDeferred}, unseen until published), and how many
+     * of them a finished publish covers: a read that finds the second behind the first publishes
+     * first ({@link #readable}). A count, not a flag: a reader skips the publish only once one that
+     * covers every batch written before the read has finished, whoever ran it.
      */
-    private volatile boolean unpublished;
+    private final AtomicLong restoredBatches = new AtomicLong();
+    private final AtomicLong publishedBatches = new AtomicLong();
     private Map<TopicPartition, Long> lastCommitted;
 
     /** A store named {@code name} whose gauges carry the tag {@code <metricsScope>-state-id}. */
@@ -263,7 +266,7 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         dirty = true;
         restoring = true;
-        unpublished = true;
+        restoredBatches.incrementAndGet();
     }
 
     /** The position the restore callback merges changelog headers into; lock it while changing it. */
@@ -510,17 +513,23 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return openIterators.size();
     }
 
-    /** The open store with every restored write visible, for a read. */
+    /**
+     * The open store with every restored write visible, for a read. After a restore the first read
+     * takes a turn in RemixDB's write queue to publish what the restore wrote; so do reads of a
+     * store queried while it restores (stale-store interactive queries), each of them.
+     */
     private RemixDB readable(String operation) {
         RemixDB d = open();
-        if (unpublished) {
-            unpublished = false;
+        long restored = restoredBatches.get();
+        if (publishedBatches.get() < restored) {
             try {
                 d.publishDeferred();
             } catch (IOException | ClosedException e) {
-                unpublished = true;
                 throw failure(operation, e);
             }
+            // Raised only after the publish returned: any other exception leaves it behind, and the
+            // next read tries again.
+            publishedBatches.accumulateAndGet(restored, Math::max);
         }
         return d;
     }

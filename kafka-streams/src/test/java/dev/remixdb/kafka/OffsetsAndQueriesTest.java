@@ -86,6 +86,36 @@ class OffsetsAndQueriesTest {
         store.close();
     }
 
+    /**
+     * Readers on several threads right after each restored batch (interactive queries racing the
+     * stream thread): every one of them sees the batch, also one that did not run the publish itself.
+     */
+    @Test
+    void concurrentReadsAfterARestoreAllSeeIt() throws Exception {
+        StoreFixture fixture = new StoreFixture(dir.toFile());
+        RemixKeyValueStore store = fixture.open("kv");
+        RecordBatchingStateRestoreCallback callback = (RecordBatchingStateRestoreCallback) fixture.callbacks.get("kv");
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(4)) {
+            for (int round = 0; round < 100; round++) {
+                byte[] key = {(byte) (round >> 8), (byte) round};
+                callback.restoreBatch(List.of(new ConsumerRecord<>(CHANGELOG.topic(), 0, round, key, new byte[] {(byte) round})));
+                java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+                List<java.util.concurrent.Future<byte[]>> reads = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    reads.add(pool.submit(() -> {
+                        start.await();
+                        return store.get(Bytes.wrap(key));
+                    }));
+                }
+                start.countDown();
+                for (java.util.concurrent.Future<byte[]> f : reads) {
+                    assertArrayEquals(new byte[] {(byte) round}, f.get(), "round " + round);
+                }
+            }
+        }
+        store.close();
+    }
+
     @Test
     @SuppressWarnings("deprecation")
     void committedOffsetsAndPositionSurviveCloseAndReopen() {
