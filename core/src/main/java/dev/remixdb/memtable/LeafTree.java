@@ -904,8 +904,14 @@ final class LeafTree implements OrderedIndex {
      * the current entry's key and seq, which never change.
      */
     private final class LeafPosition implements Position {
-        /** Slots ahead of the one landed on whose entry a forward move touches. */
+        /** Slots behind the one landed on whose entry a backward move touches. */
         private static final int LOOKAHEAD = 12;
+        /**
+         * A forward walk loads entries this many at a time, a group ahead. In a probe walking a
+         * memtable of 1M entries inserted in random order, one entry 12 slots ahead per step gave
+         * 160 ns a step, groups of 8 gave 82-89 ns, groups of 16 108-111 ns.
+         */
+        private static final int TOUCH_GROUP = 8;
         private long leaf;
         private int slot;
         private long version;
@@ -983,17 +989,37 @@ final class LeafTree implements OrderedIndex {
         }
 
         /**
-         * Loads the entry {@link #LOOKAHEAD} slots ahead in this leaf, if any: a walk that has taken
-         * one step will likely take more, and a seek that takes none does not pay for it.
+         * At every {@link #TOUCH_GROUP}th slot, loads the entries of the next group (in this leaf or
+         * the next): a walk that has taken one step will likely take more, and a seek that takes
+         * none does not pay for it.
          */
         private void touchAhead() {
-            int s = slot + LOOKAHEAD;
-            if (s < count(leaf)) {
-                long ahead = handleAt(leaf, s, LEAF_CAP);
+            if ((slot & (TOUCH_GROUP - 1)) != 0) {
+                return;
+            }
+            // Every TOUCH_GROUP steps, the next group's entries all at once: independent loads that
+            // the CPU keeps in flight together, where one load per step overlaps with little else.
+            long l = leaf;
+            int from = slot + TOUCH_GROUP;
+            int count = count(l);
+            if (from >= count) {
+                // The group lies in the next leaf. A racy read: a stale or 0 handle only loads a line.
+                l = right(l);
+                if (l == NULL) {
+                    return;
+                }
+                from -= count;
+                count = count(l);
+            }
+            int to = Math.min(count, from + TOUCH_GROUP);
+            long t = 0;
+            for (int s = from; s < to; s++) {
+                long ahead = handleAt(l, s, LEAF_CAP);
                 if (ahead != NULL) {
-                    touched = entries.seq(ahead);
+                    t += entries.seq(ahead);
                 }
             }
+            touched = t;
         }
 
         /** {@link #touchAhead()} for a walk backwards. */
