@@ -904,8 +904,6 @@ final class LeafTree implements OrderedIndex {
      * the current entry's key and seq, which never change.
      */
     private final class LeafPosition implements Position {
-        /** Slots behind the one landed on whose entry a backward move touches. */
-        private static final int LOOKAHEAD = 12;
         /**
          * A forward walk loads entries this many at a time, a group ahead. In a probe walking a
          * memtable of 1M entries inserted in random order, one entry 12 slots ahead per step gave
@@ -1022,15 +1020,29 @@ final class LeafTree implements OrderedIndex {
             touched = t;
         }
 
-        /** {@link #touchAhead()} for a walk backwards. */
+        /** {@link #touchAhead()} for a walk backwards: at every group's first slot, the group before the previous one. */
         private void touchBehind() {
-            int s = slot - LOOKAHEAD;
-            if (s >= 0) {
-                long behind = handleAt(leaf, s, LEAF_CAP);
+            if ((slot & (TOUCH_GROUP - 1)) != 0) {
+                return;
+            }
+            long l = leaf;
+            int to = slot - TOUCH_GROUP;
+            if (to <= 0) {
+                // The group lies in the leaf before (a racy read, as in touchAhead).
+                l = left(l);
+                if (l == NULL) {
+                    return;
+                }
+                to += count(l);
+            }
+            long t = 0;
+            for (int s = Math.max(0, to - TOUCH_GROUP); s < to; s++) {
+                long behind = handleAt(l, s, LEAF_CAP);
                 if (behind != NULL) {
-                    touched = entries.seq(behind);
+                    t += entries.seq(behind);
                 }
             }
+            touched = t;
         }
 
         /**
