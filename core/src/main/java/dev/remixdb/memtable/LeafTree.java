@@ -843,7 +843,7 @@ final class LeafTree implements OrderedIndex {
             ls.set(INT, at + COUNT, count);
             ls.set(LONG, at + LEFT, previous);
             if (previous != NULL) {
-                memory.segment(previous).set(LONG, ChunkAllocator.offset(previous) + RIGHT, leaf);
+                setRight(previous, leaf);
             }
             level[j] = leaf;
             previous = leaf;
@@ -875,7 +875,7 @@ final class LeafTree implements OrderedIndex {
                 reskip(node, count, INNER_CAP, boundSkip(node, count, INNER_CAP));
                 s.set(INT, at + COUNT, count);
                 if (previous != NULL) {
-                    memory.segment(previous).set(LONG, ChunkAllocator.offset(previous) + RIGHT, node);
+                    setRight(previous, node);
                 }
                 up[j] = node;
                 previous = node;
@@ -888,6 +888,11 @@ final class LeafTree implements OrderedIndex {
         pathDepth = 0;
         // A volatile store: a reader that reads this root sees every node written above.
         root = level[0];
+    }
+
+    /** Links an unpublished node of a rebuild to its right sibling. */
+    private void setRight(long node, long right) {
+        memory.segment(node).set(LONG, ChunkAllocator.offset(node) + RIGHT, right);
     }
 
     // ---------------------------------------------------------------- positions

@@ -141,11 +141,20 @@ public final class Memtable implements AutoCloseable {
 
     /** {@link #add} from arrays, copied straight from the heap (no segment wrappers per write). */
     private long addArrays(long seq, byte[] key, byte[] value, boolean tombstone) {
-        checkOpen();
-        Objects.requireNonNull(key, "key");
         if (seq < 0) {
             throw new IllegalArgumentException("seq must not be negative: " + seq);
         }
+        return copyIn(seq, key, value, tombstone, false);
+    }
+
+    /**
+     * Checks and copies an entry from arrays, then links it with {@code seq}, or with {@code staged}
+     * keeps it for {@link #linkDeferred} (seq 0 until then; no reader can reach it before). Returns
+     * its handle.
+     */
+    private long copyIn(long seq, byte[] key, byte[] value, boolean tombstone, boolean staged) {
+        checkOpen();
+        Objects.requireNonNull(key, "key");
         Limits.checkKeyLength(key.length);
         int valueLen = tombstone ? 0 : value.length;
         Limits.checkValueLength(valueLen);
@@ -155,7 +164,12 @@ public final class Memtable implements AutoCloseable {
         try {
             long e = ordered.allocate(Entries.bytes(key.length, valueLen));
             entries.write(e, seq, key, value, valueLen, tombstone);
-            return link(e, seq, key.length, valueLen);
+            if (!staged) {
+                return link(e, seq, key.length, valueLen);
+            }
+            deferred.add(e);
+            dataBytes = dataBytes + key.length + valueLen;
+            return e;
         } finally {
             adding.set(false);
         }
@@ -216,27 +230,11 @@ public final class Memtable implements AutoCloseable {
     }
 
     private void addDeferred(byte[] key, byte[] value, boolean tombstone) {
-        checkOpen();
         if (!ordered.canRebuild()) {
             // The skip list sizes a node's pointers at allocate() for the insert that follows it.
             throw new UnsupportedOperationException("deferred adds need the tree index, not " + ordered.getClass().getSimpleName());
         }
-        Objects.requireNonNull(key, "key");
-        Limits.checkKeyLength(key.length);
-        int valueLen = tombstone ? 0 : value.length;
-        Limits.checkValueLength(valueLen);
-        if (!adding.compareAndSet(false, true)) {
-            throw new IllegalStateException("concurrent Memtable.add: callers must serialize writers");
-        }
-        try {
-            long e = ordered.allocate(Entries.bytes(key.length, valueLen));
-            // The seq is set when the entry is linked; no reader can reach it before.
-            entries.write(e, 0, key, value, valueLen, tombstone);
-            deferred.add(e);
-            dataBytes = dataBytes + key.length + valueLen;
-        } finally {
-            adding.set(false);
-        }
+        copyIn(0, key, value, tombstone, true);
     }
 
     /** Entries added by {@link #addDeferred} and not linked yet. Writer only. */

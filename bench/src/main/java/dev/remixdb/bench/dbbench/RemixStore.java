@@ -64,21 +64,21 @@ final class RemixStore implements Store {
 
     @Override
     public void putBatch(byte[][] keys, byte[][] values, int n) throws Exception {
+        db.write(batch(keys, values, n));
+    }
+
+    private static dev.remixdb.WriteBatch batch(byte[][] keys, byte[][] values, int n) {
         dev.remixdb.WriteBatch batch = new dev.remixdb.WriteBatch();
         for (int i = 0; i < n; i++) {
             batch.put(keys[i], values[i]);
         }
-        db.write(batch);
+        return batch;
     }
 
     /** Deferred writes: sorted into the memtable when published (waitIdle's memtable compaction publishes). */
     @Override
     public void importBatch(byte[][] keys, byte[][] values, int n) throws Exception {
-        dev.remixdb.WriteBatch batch = new dev.remixdb.WriteBatch();
-        for (int i = 0; i < n; i++) {
-            batch.put(keys[i], values[i]);
-        }
-        db.writeDeferred(batch);
+        db.writeDeferred(batch(keys, values, n));
     }
 
     @Override

@@ -27,6 +27,8 @@ final class RocksStore implements Store {
     private final LRUCache cache;
     private final BloomFilter bloom;
     private final WriteOptions write;
+    /** For imports: the WAL off, as RocksDB's bulk loads (and Kafka's restores) write. */
+    private final WriteOptions noWal = new WriteOptions().setDisableWAL(true);
     private final RocksDB db;
 
     private RocksStore(Options options, LRUCache cache, BloomFilter bloom, WriteOptions write, RocksDB db) {
@@ -115,24 +117,22 @@ final class RocksStore implements Store {
 
     @Override
     public void putBatch(byte[][] keys, byte[][] values, int n) throws RocksDBException {
+        write(write, keys, values, n);
+    }
+
+    private void write(WriteOptions options, byte[][] keys, byte[][] values, int n) throws RocksDBException {
         try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
             for (int i = 0; i < n; i++) {
                 batch.put(keys[i], values[i]);
             }
-            db.write(write, batch);
+            db.write(options, batch);
         }
     }
 
-    /** Write batches with the WAL disabled, as RocksDB's own bulk loads (and Kafka's restores) write. */
+    /** Write batches with the WAL disabled ({@link #noWal}). */
     @Override
     public void importBatch(byte[][] keys, byte[][] values, int n) throws RocksDBException {
-        try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch();
-             WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
-            for (int i = 0; i < n; i++) {
-                batch.put(keys[i], values[i]);
-            }
-            db.write(noWal, batch);
-        }
+        write(noWal, keys, values, n);
     }
 
     @Override
@@ -190,6 +190,7 @@ final class RocksStore implements Store {
     public void close() {
         db.close();
         write.close();
+        noWal.close();
         options.close();
         bloom.close();
         cache.close();
