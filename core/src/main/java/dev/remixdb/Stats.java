@@ -57,8 +57,12 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
      *                      nothing waited for compaction (RangeReduce's merges of scanned debt)
      * @param optionalBytes bytes of the tables that optional work rewrote: idle merges and merges a
      *                      policy widened beyond its required plan (bounded by its budget)
+     * @param rounds        compaction rounds that absorbed frozen memtables
+     * @param memtables     frozen memtables those rounds absorbed: more than {@code rounds} when
+     *                      writers outran compaction and a round took every waiting memtable at once
      */
-    public record Compactions(long minor, long major, long split, long abort, long idle, long optionalBytes) {}
+    public record Compactions(long minor, long major, long split, long abort, long idle, long optionalBytes,
+                              long rounds, long memtables) {}
 
     /**
      * Bytes written to disk per user byte: (WAL + tables + REMIX files + manifests) / user bytes;
@@ -76,7 +80,7 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 keys (upper bound)   %,d
                 disk                 %s in %d tables, %d partitions
                 written              user %s, WAL %s, tables+REMIX %s, manifests %s (write amplification %.2f)
-                compactions          %d minor, %d major, %d split, %d aborted, %d idle merges (%s optional)
+                compactions          %d minor, %d major, %d split, %d aborted, %d idle merges (%s optional); %d memtables in %d rounds
                 off-heap memory      %s (block cache %s)
                 write stalls         %.1f ms stopped, %.1f ms slowed; %d memtables frozen
                 open                 %d snapshots (%d leaked so far), %d cursors
@@ -86,7 +90,8 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 bytes(userBytesWritten), bytes(walBytesWritten), bytes(tableBytesWritten), bytes(manifestBytesWritten),
                 writeAmplification(),
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),
-                compactions.idle(), bytes(compactions.optionalBytes()), bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6, slowdownNanos / 1e6, frozenMemtables,
+                compactions.idle(), bytes(compactions.optionalBytes()), compactions.memtables(), compactions.rounds(),
+                bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6, slowdownNanos / 1e6, frozenMemtables,
                 openSnapshots, leakedSnapshots, openCursors, ioEngine, readAheadBlocks, scanReturned, scanSkipped);
     }
 

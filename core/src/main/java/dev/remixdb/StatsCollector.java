@@ -39,7 +39,7 @@ final class StatsCollector {
         return new Stats(keys, disk, s.version().tableCount(), s.version().partitionCount(), c.userBytes.sum(),
                 c.walBytes.sum(), c.tableBytes.sum(), c.manifestBytes.sum(),
                 new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum(), c.idle.sum(),
-                        c.optionalBytes.sum()),
+                        c.optionalBytes.sum(), c.rounds.sum(), c.roundMemtables.sum()),
                 offHeap, cache.memoryBytes(), c.stallNanos.sum(), c.slowdownNanos.sum(), s.frozen().size(),
                 openSnapshots, c.leakedSnapshots.sum(), openCursors, ioEngine, readAheadBlocks, scanSkipped,
                 scanReturned);

@@ -11,7 +11,8 @@ import dev.remixdb.engine.ReadState;
 import dev.remixdb.engine.VersionSet;
 import dev.remixdb.engine.WritePipeline;
 import dev.remixdb.io.BlockReader;
-import dev.remixdb.memtable.MemtableCursor;
+import dev.remixdb.cursor.Merger;
+import dev.remixdb.cursor.Source;
 import dev.remixdb.memtable.RangeTombstone;
 import dev.remixdb.remix.Keys;
 import dev.remixdb.remix.Selectors;
@@ -22,6 +23,7 @@ import dev.remixdb.wal.WalOp;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,10 +39,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Background compaction (REMIX §4.2). One coordinator thread waits for a frozen memtable, splits
- * its entries by partition, asks the policy what to do with each partition (abort, minor, major,
- * split), runs the partitions' jobs on a bounded pool of worker threads, puts aborted data back into
- * the active memtable, and installs the new version.
+ * Background compaction (REMIX §4.2). One coordinator thread waits for a frozen memtable, takes it
+ * with the newer frozen ones waiting beside it ({@link FrozenGroup}), splits their entries by
+ * partition, asks the policy what to do with each partition (abort, minor, major, split), runs the
+ * partitions' jobs on a bounded pool of worker threads, puts aborted data back into the active
+ * memtable, and installs the new version.
  *
  * <p>It talks to the rest of the engine through three narrow doors: the {@link VersionSet} (take a
  * frozen memtable, install a version, report a failure), the {@link WritePipeline} (re-insert what an
@@ -165,7 +168,7 @@ public final class Compactor {
         return done;
     }
 
-    /** The requests for the round of {@code imm}, taken out of the list. */
+    /** The requests for a round whose newest memtable is {@code imm}, taken out of the list. */
     private List<Forced> takeForced(MemtableRef imm) {
         List<Forced> mine = new ArrayList<>();
         synchronized (forced) {
@@ -180,10 +183,12 @@ public final class Compactor {
         return mine;
     }
 
-    /** Compacts the oldest frozen memtable of {@code s} into {@code s.version()} and installs the result. */
+    /** Compacts the oldest frozen memtables of {@code s} into {@code s.version()} and installs the result. */
     private void compact(ReadState s) throws Exception {
-        MemtableRef imm = s.oldestFrozen();
-        List<Forced> requests = takeForced(imm);
+        FrozenGroup imm = FrozenGroup.oldestOf(s);
+        // The round's newest memtable holds every write up to the start of its WAL: the requests
+        // made while any member was active are served by this round.
+        List<Forced> requests = takeForced(imm.newest());
         try {
             compact(s, imm, requests);
         } catch (Throwable t) {
@@ -197,7 +202,7 @@ public final class Compactor {
         }
     }
 
-    private void compact(ReadState s, MemtableRef imm, List<Forced> requests) throws Exception {
+    private void compact(ReadState s, FrozenGroup imm, List<Forced> requests) throws Exception {
         long start = System.nanoTime();
         Version version = s.version();
         int count = version.partitionCount();
@@ -209,7 +214,7 @@ public final class Compactor {
         // A memtable frozen on request goes to tables whole: that is what the caller asked for.
         long budget = imm.allToTables() ? 0 : (long) (config.abortFraction() * config.memtableBytes());
         CompactionPlan[] plans = plan(version, newBytes, newKeys, newTombstones, budget);
-        RangeTombstone[] ranges = imm.memtable().rangeTombstones();
+        RangeTombstone[] ranges = imm.rangeTombstones();
         for (int i = 0; i < count; i++) {
             Partition p = version.partition(i);
             byte[] upper = upper(version, i);
@@ -226,18 +231,20 @@ public final class Compactor {
             rewritten[i] = plans[i] != null && !(plans[i] instanceof CompactionPlan.Abort);
             if (rewritten[i]) {
                 PartitionJob job = new PartitionJob(files, config.policy().splitTables(), version.partition(i),
-                        upper(version, i), imm.memtable(), plans[i], workers);
+                        upper(version, i), imm.memtables(), imm.rangesByMember(), plans[i], workers);
                 jobs.add(workers.submit(job::run));
             }
         }
         List<PartitionJob.Result> results = collect(jobs);
         try {
-            writes.reinsert(kept(version, imm, plans), imm);
+            writes.reinsert(kept(version, imm, plans), imm.newest());
             List<Partition> replaced = new ArrayList<>();
             Version next = next(version, rewritten, results, replaced);
             results = null;
             count(plans);
-            versions.install(next, replaced, imm, writes.lastSequence(), (System.nanoTime() - start) / 1e9);
+            versions.install(next, imm.members(), replaced, writes.lastSequence(), (System.nanoTime() - start) / 1e9);
+            counters.rounds.increment();
+            counters.roundMemtables.add(imm.size());
         } finally {
             if (results != null) {
                 discard(results);
@@ -286,17 +293,18 @@ public final class Compactor {
         return false;
     }
 
-    /** Receives each newest entry of the frozen memtable with the index of its partition. */
+    /** Receives each newest entry of the round's memtables with the index of its partition. */
     @FunctionalInterface
     private interface EntryVisitor {
-        void entry(int partition, MemtableCursor entry);
+        void entry(int partition, Source entry);
     }
 
-    /** Walks the frozen memtable once, in key order, tracking which partition each key falls in. */
-    private static void forEachEntry(Version version, MemtableRef imm, EntryVisitor visitor) {
-        try (MemtableCursor c = imm.memtable().cursor(Long.MAX_VALUE)) {
+    /** Walks the round's memtables once, merged in key order, tracking which partition each key falls in. */
+    private static void forEachEntry(Version version, FrozenGroup imm, EntryVisitor visitor) {
+        try (Merger m = imm.merger()) {
             int p = 0;
-            for (c.seekToFirst(); c.isValid(); c.next()) {
+            for (m.seekToFirst(); m.isValid(); m.next()) {
+                Source c = m.current();
                 while (p + 1 < version.partitionCount() && atOrAfter(c, version.partition(p + 1).lower())) {
                     p++;
                 }
@@ -309,7 +317,7 @@ public final class Compactor {
      * New bytes, keys and tombstones per partition. Bytes are key + value bytes, the unit of
      * {@code Options.tableBytes()} and {@code memtableBytes()}.
      */
-    private static void measure(Version version, MemtableRef imm, long[] bytes, long[] keys, long[] tombstones) {
+    private static void measure(Version version, FrozenGroup imm, long[] bytes, long[] keys, long[] tombstones) {
         forEachEntry(version, imm, (p, c) -> {
             bytes[p] += c.keyLength() + c.valueLength();
             keys[p]++;
@@ -319,7 +327,7 @@ public final class Compactor {
         });
     }
 
-    private static boolean atOrAfter(MemtableCursor c, byte[] bound) {
+    private static boolean atOrAfter(Source c, byte[] bound) {
         return Keys.compare(c.keySegment(), c.keyOffset(), c.keyLength(), MemorySegment.ofArray(bound), 0, bound.length) >= 0;
     }
 
@@ -462,8 +470,8 @@ public final class Compactor {
         for (int i = 0; i < merge.length; i++) {
             if (merge[i]) {
                 Partition p = version.partition(i);
-                PartitionJob job = new PartitionJob(files, config.policy().splitTables(), p, upper(version, i), null,
-                        new CompactionPlan.Major(p.tables().size()));
+                PartitionJob job = new PartitionJob(files, config.policy().splitTables(), p, upper(version, i), List.of(),
+                        new RangeTombstone[0][], new CompactionPlan.Major(p.tables().size()));
                 jobs.add(workers.submit(job::run));
             }
         }
@@ -520,21 +528,25 @@ public final class Compactor {
      * partition's range is read with a seek: the walk over every entry costs a cache miss per entry,
      * and most compactions abort nothing or only a few partitions.
      */
-    private static List<WritePipeline.Kept> kept(Version version, MemtableRef imm, CompactionPlan[] plans) {
+    private static List<WritePipeline.Kept> kept(Version version, FrozenGroup imm, CompactionPlan[] plans) {
         List<WritePipeline.Kept> out = new ArrayList<>();
-        try (MemtableCursor c = imm.memtable().cursor(Long.MAX_VALUE)) {
+        try (Merger m = imm.merger()) {
             for (int i = 0; i < plans.length; i++) {
                 if (!(plans[i] instanceof CompactionPlan.Abort)) {
                     continue;
                 }
                 byte[] upper = upper(version, i);
                 if (i == 0) {
-                    c.seekToFirst();
+                    m.seekToFirst();
                 } else {
-                    c.seek(version.partition(i).lower());
+                    byte[] lower = version.partition(i).lower();
+                    m.seek(MemorySegment.ofArray(lower), 0, lower.length);
                 }
-                for (; c.isValid() && (upper == null || !atOrAfter(c, upper)); c.next()) {
-                    out.add(new WritePipeline.Kept(c.seq(), c.isTombstone() ? WalOp.delete(c.key()) : WalOp.put(c.key(), c.value())));
+                for (; m.isValid() && (upper == null || !atOrAfter(m.current(), upper)); m.next()) {
+                    Source c = m.current();
+                    byte[] key = c.keySegment().asSlice(c.keyOffset(), c.keyLength()).toArray(ValueLayout.JAVA_BYTE);
+                    out.add(new WritePipeline.Kept(c.seq(), c.isTombstone() ? WalOp.delete(key)
+                            : WalOp.put(key, c.valueSegment().asSlice(c.valueOffset(), c.valueLength()).toArray(ValueLayout.JAVA_BYTE))));
                 }
             }
         }

@@ -32,7 +32,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Carries out one partition's compaction plan (REMIX §4.2) against a frozen memtable, producing
+ * Carries out one partition's compaction plan (REMIX §4.2) against frozen memtables, producing
  * the partition(s) that replace it. Nothing is installed here: the result becomes visible only when
  * the coordinator installs a new version, and {@link Result#discard()} removes it otherwise.
  * <ul>
@@ -62,17 +62,22 @@ final class PartitionJob {
     private final int splitTables;
     private final Partition old;
     private final byte[] upper;
-    private final Memtable imm;
+    /** The round's frozen memtables, newest first; empty for a merge without new data. */
+    private final List<Memtable> imm;
+    /** Each memtable's range deletes, aligned with {@link #imm}. */
+    private final RangeTombstone[][] immRanges;
     private final CompactionPlan plan;
     /** Runs half of a large Split's merge beside this job's thread; null: never. */
     private final Executor helpers;
 
     /**
      * A job for {@code plan} on partition {@code old}, whose range ends at {@code upper}, with the
-     * new data of {@code imm}; a null {@code imm} (no new data) only for a Major of every table.
+     * new data of the memtables {@code imm} (newest first, each with its range deletes in
+     * {@code immRanges}); no memtable (no new data) only for a Major of every table.
      */
-    PartitionJob(TableFiles files, int splitTables, Partition old, byte[] upper, Memtable imm, CompactionPlan plan) {
-        this(files, splitTables, old, upper, imm, plan, null);
+    PartitionJob(TableFiles files, int splitTables, Partition old, byte[] upper, List<Memtable> imm,
+                 RangeTombstone[][] immRanges, CompactionPlan plan) {
+        this(files, splitTables, old, upper, imm, immRanges, plan, null);
     }
 
     /**
@@ -80,16 +85,20 @@ final class PartitionJob {
      * the key range on {@code helpers} while this thread writes the lower half (it runs that half
      * itself when no helper thread has picked it up by then).
      */
-    PartitionJob(TableFiles files, int splitTables, Partition old, byte[] upper, Memtable imm, CompactionPlan plan,
-                 Executor helpers) {
-        if (imm == null && !(plan instanceof CompactionPlan.Major(int k) && k == old.tables().size())) {
+    PartitionJob(TableFiles files, int splitTables, Partition old, byte[] upper, List<Memtable> imm,
+                 RangeTombstone[][] immRanges, CompactionPlan plan, Executor helpers) {
+        if (imm.isEmpty() && !(plan instanceof CompactionPlan.Major(int k) && k == old.tables().size())) {
             throw new IllegalArgumentException("only a merge of every table runs without a memtable: " + plan);
+        }
+        if (immRanges.length != imm.size()) {
+            throw new IllegalArgumentException(immRanges.length + " range lists for " + imm.size() + " memtables");
         }
         this.files = files;
         this.splitTables = splitTables;
         this.old = old;
         this.upper = upper;
-        this.imm = imm;
+        this.imm = List.copyOf(imm);
+        this.immRanges = immRanges;
         this.plan = plan;
         this.helpers = helpers;
     }
@@ -107,7 +116,7 @@ final class PartitionJob {
     /** New data as new tables on top of the old ones; tombstones are dropped when nothing is older. */
     private Result minor() throws IOException {
         boolean dropTombstones = old.tables().isEmpty();
-        List<TableHandle> fresh = write(List.of(memtable()), dropTombstones);
+        List<TableHandle> fresh = write(memtables(), dropTombstones);
         if (fresh.isEmpty()) {
             // Only tombstones over an empty partition: nothing to write, the partition stays as it is.
             old.retain();
@@ -140,8 +149,7 @@ final class PartitionJob {
     private Result major(int k) throws IOException {
         List<TableHandle> all = old.tables();
         int keep = all.size() - k;
-        List<Source> sources = new ArrayList<>();
-        sources.add(memtable());
+        List<Source> sources = memtables();
         for (int i = all.size() - 1; i >= keep; i--) {
             sources.add(new RunSource(all.get(i).table()));
         }
@@ -285,59 +293,58 @@ final class PartitionJob {
      * and the new data there into new tables, tombstones and what range deletes hide dropped.
      */
     private List<TableHandle> mergeRange(byte[] from, byte[] to) throws IOException {
-        List<Source> sources = new ArrayList<>(2);
-        RangeTombstone[] ranges = NO_RANGES;
-        if (imm != null) {
-            sources.add(new MemtableSource(imm, Long.MAX_VALUE, upper));
-            // The frozen memtable's range deletes hide what is older in this partition, for good.
-            ranges = imm.rangeTombstones();
-        }
+        List<Source> sources = memtables();
         sources.add(new VersionSource(List.of(old), RemixCursor.Mode.NEWEST, true));
-        return write(sources, true, ranges, from != null ? from : old.lower(), to);
+        // The frozen memtables' range deletes hide what is older in this partition, for good.
+        return write(sources, true, immRanges, from != null ? from : old.lower(), to);
     }
 
-    private MemtableSource memtable() {
-        MemtableSource s = new MemtableSource(imm, Long.MAX_VALUE, upper);
-        s.seek(MemorySegment.ofArray(old.lower()), 0, old.lower().length);
-        return s;
-    }
-
-    /** Merges {@code sources} (newest first) into new tables, opened and retained once each. */
-    private List<TableHandle> write(List<Source> sources, boolean dropTombstones) throws IOException {
-        return write(sources, dropTombstones, NO_RANGES, null, null);
+    /** The round's memtables as sources (newest first) bounded by the partition's upper end, not positioned. */
+    private List<Source> memtables() {
+        List<Source> sources = new ArrayList<>(imm.size() + 1);
+        for (Memtable m : imm) {
+            sources.add(new MemtableSource(m, Long.MAX_VALUE, upper));
+        }
+        return sources;
     }
 
     /**
-     * {@link #write(List, boolean)} from {@code from} (null: the first source is positioned already
-     * and the others start from their beginning) up to {@code to} (exclusive; null: to their end),
-     * leaving out the versions {@code ranges} hide: only with {@code dropTombstones}, the merges
-     * that hold everything older (a hidden version must go, never be written as it was). The
-     * sources are positioned once the merger owns them, so that a failed read closes them too.
+     * Merges {@code sources} (newest first) from the partition's lower end into new tables, opened
+     * and retained once each.
      */
-    private List<TableHandle> write(List<Source> sources, boolean dropTombstones, RangeTombstone[] ranges,
+    private List<TableHandle> write(List<Source> sources, boolean dropTombstones) throws IOException {
+        return write(sources, dropTombstones, new RangeTombstone[0][], old.lower(), null);
+    }
+
+    /**
+     * Merges {@code sources} (newest first) from {@code from} up to {@code to} (exclusive; null: to
+     * their end), leaving out the versions that the range deletes {@code ranges} hide (one array for
+     * each of the first sources, the memtables): only with {@code dropTombstones}, the merges that
+     * hold everything older (a hidden version must go, never be written as it was). The sources are
+     * positioned once the merger owns them, so that a failed read closes them too.
+     */
+    private List<TableHandle> write(List<Source> sources, boolean dropTombstones, RangeTombstone[][] ranges,
                                     byte[] from, byte[] to) throws IOException {
-        if (ranges.length > 0 && !dropTombstones) {
+        boolean anyRanges = false;
+        for (RangeTombstone[] r : ranges) {
+            anyRanges |= r.length > 0;
+        }
+        if (anyRanges && !dropTombstones) {
             throw new IllegalArgumentException("range deletes apply only in merges that drop tombstones");
         }
         List<TableSink.Output> outputs;
         RangeTombstone[][] bySource = null;
-        if (ranges.length > 0) {
-            // The memtable (first) holds them; the tables after it are older than all of them.
+        if (anyRanges) {
+            // The memtables (first) hold them; the tables after them are older than all of them.
             bySource = new RangeTombstone[sources.size()][];
             java.util.Arrays.fill(bySource, NO_RANGES);
-            bySource[0] = ranges;
+            System.arraycopy(ranges, 0, bySource, 0, ranges.length);
         }
         try (Merger merger = new Merger(sources, bySource, Long.MAX_VALUE);
              TableSink sink = new TableSink(files.dir(), files.fileNumbers(), files.tableOptions(),
                      files.tableBytes())) {
-            if (from == null) {
-                for (int i = 1; i < sources.size(); i++) {
-                    sources.get(i).seekToFirst();
-                }
-            } else {
-                for (Source source : sources) {
-                    source.seek(MemorySegment.ofArray(from), 0, from.length);
-                }
+            for (Source source : sources) {
+                source.seek(MemorySegment.ofArray(from), 0, from.length);
             }
             merger.repick();
             MemorySegment end = to == null ? null : MemorySegment.ofArray(to);

@@ -21,6 +21,9 @@ public final class Counters {
     public final LongAdder major = new LongAdder();
     public final LongAdder split = new LongAdder();
     public final LongAdder abort = new LongAdder();
+    /** Compaction rounds that absorbed frozen memtables, and the memtables they absorbed. */
+    public final LongAdder rounds = new LongAdder();
+    public final LongAdder roundMemtables = new LongAdder();
     /** Partitions the compactor merged on its own, without a flush (a policy's idle merges). */
     public final LongAdder idle = new LongAdder();
     /**

@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * What a reader needs at one moment: the active memtable, the frozen ones waiting for compaction
- * (newest first; the oldest is the one being compacted), and the persistent version. Readers retain
+ * (newest first; the oldest ones are those being compacted), and the persistent version. Readers retain
  * the current state ({@link VersionSet#acquire()}) and read them all without locks, newest first; a
  * memtable switch or a compaction makes a new state. The last release lets go of the parts, which
  * free themselves when no other state holds them.

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
 /**
  * The store's current {@link ReadState} and how it changes (LevelDB's {@code VersionSet}): a full
  * memtable is frozen ({@link #freeze}; up to {@code maxFrozen} wait at once), compaction takes the
- * oldest ({@link #awaitFrozen}) and installs the version that absorbed it ({@link #install}:
+ * oldest ones ({@link #awaitFrozen}) and installs the version that absorbed them ({@link #install}:
  * MANIFEST, then the new state, then obsolete files).
  * It also hands out file numbers, and holds the store's write failure: once the WAL or a
  * compaction failed, the state can no longer advance and writes are refused.
@@ -54,6 +54,15 @@ public final class VersionSet {
     private long deferredWalDeletion;
     /** True from handing a state to the compactor until it has let go of it (guarded by lock). */
     private boolean compacting;
+    /** Writers waiting in {@link #awaitRoomToFreeze()} (guarded by lock). */
+    private int stalledWriters;
+    /**
+     * Set by an install that freed a slot while writers stood stalled: a full memtable is about to
+     * be frozen, and the compactor's next round should take it too (guarded by lock).
+     */
+    private boolean freezeDue;
+    /** How long the compactor waits for a due freeze before it starts a round without it. */
+    private static final long FREEZE_DUE_NANOS = 20_000_000;
     private volatile boolean closed;
     private volatile Throwable failure;
     /** Read states made and not yet freed. */
@@ -212,9 +221,14 @@ public final class VersionSet {
         lock.lock();
         try {
             long start = System.nanoTime();
-            while (!canFreeze()) {
-                checkWritable();
-                changed.awaitUninterruptibly();
+            stalledWriters++;
+            try {
+                while (!canFreeze()) {
+                    checkWritable();
+                    changed.awaitUninterruptibly();
+                }
+            } finally {
+                stalledWriters--;
             }
             counters.stallNanos.add(System.nanoTime() - start);
             checkWritable();
@@ -259,6 +273,7 @@ public final class VersionSet {
             frozen[0] = s.mem();
             System.arraycopy(old, 0, frozen, 1, old.length);
             swap(newState(fresh, frozen, s.version()));
+            freezeDue = false;
             frozenReady.signalAll();
         } finally {
             lock.unlock();
@@ -303,6 +318,22 @@ public final class VersionSet {
                     }
                 }
             }
+            // Writers stalled on the round just installed freeze their full memtable in a moment:
+            // wait for it, so that this round takes it with the others waiting (one REMIX rebuild
+            // for all of them) rather than leaving it for a round of its own.
+            long dueBy = System.nanoTime() + FREEZE_DUE_NANOS;
+            while (freezeDue && !closed && failure == null && current.frozenCount() > 0 && canFreeze()) {
+                long wait = dueBy - System.nanoTime();
+                if (wait <= 0) {
+                    freezeDue = false;
+                    break;
+                }
+                try {
+                    frozenReady.awaitNanos(wait);
+                } catch (InterruptedException e) {
+                    // As above: only close or failure stops the compactor.
+                }
+            }
             if (closed || failure != null) {
                 return null;
             }
@@ -335,29 +366,31 @@ public final class VersionSet {
     }
 
     /**
-     * Makes {@code next} the current version, replacing the frozen memtable {@code compacted} it
-     * absorbed (the oldest): writes the MANIFEST (crash-atomic), swaps the state, then lets go of
-     * what the new version no longer uses and deletes the WALs that only that memtable needed.
+     * Makes {@code next} the current version, replacing the frozen memtables {@code compacted} it
+     * absorbed (the oldest ones): writes the MANIFEST (crash-atomic), swaps the state, then lets go
+     * of what the new version no longer uses and deletes the WALs that only those memtables needed.
      *
      * @param next         the new version; its creator reference passes to this set
      * @param replaced     partitions of the old version that {@code next} does not list
-     * @param compacted    the frozen memtable the new version holds, the oldest one
+     * @param compacted    the frozen memtables the new version holds, newest first: the oldest ones
      * @param lastSequence the last sequence number handed out so far (recorded in the MANIFEST)
      * @param seconds      how long the compaction took (for the drain rate that paces writers)
      */
-    public void install(Version next, List<Partition> replaced, MemtableRef compacted, long lastSequence,
+    public void install(Version next, List<MemtableRef> compacted, List<Partition> replaced, long lastSequence,
                         double seconds) throws IOException {
         dir.sync();
         long firstLiveWal;
         Manifest.Data data;
         lock.lock();
         try {
-            if (current.oldestFrozen() != compacted) {
-                throw new IllegalStateException(compacted + " is not the oldest frozen memtable of " + current);
+            List<MemtableRef> frozen = current.frozen();
+            if (compacted.isEmpty() || compacted.size() > frozen.size()
+                    || !frozen.subList(frozen.size() - compacted.size(), frozen.size()).equals(compacted)) {
+                throw new IllegalStateException(compacted + " are not the oldest frozen memtables of " + current);
             }
             // The WALs still needed start with the next frozen memtable's (or the active one's). Memtable
             // switches meanwhile only add newer ones.
-            firstLiveWal = current.newerThan(compacted).firstWal();
+            firstLiveWal = current.newerThan(compacted.getFirst()).firstWal();
             data = new Manifest.Data(nextFile.get(), firstLiveWal, lastSequence, next.sequence(), Manifest.entries(next));
         } finally {
             lock.unlock();
@@ -367,11 +400,16 @@ public final class VersionSet {
         lock.lock();
         try {
             ReadState s = current;
-            MemtableRef[] frozen = java.util.Arrays.copyOf(s.frozenArray(), s.frozenCount() - 1);
+            MemtableRef[] frozen = java.util.Arrays.copyOf(s.frozenArray(), s.frozenCount() - compacted.size());
             swap(newState(s.mem(), frozen, next));
             next.release();
+            freezeDue = stalledWriters > 0;
             if (seconds > 0) {
-                drainBytesPerSecond = compacted.memtable().dataBytes() / seconds;
+                long bytes = 0;
+                for (MemtableRef m : compacted) {
+                    bytes += m.memtable().dataBytes();
+                }
+                drainBytesPerSecond = bytes / seconds;
             }
             deleteWals = walHolds == 0;
             if (!deleteWals) {

@@ -659,6 +659,10 @@ public final class WritePipeline {
                 return null;
             }
             if (!versions.canFreeze()) {
+                // The full memtable's deferred writes are linked now, while the writer would only
+                // wait, not after the stall, when the freeze that the compactor waits for (to take
+                // this memtable in its next round) would wait for the link.
+                publishDeferred(active);
                 awaitUnlocked(versions::awaitRoomToFreeze);
                 continue;
             }
