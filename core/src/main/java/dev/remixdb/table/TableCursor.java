@@ -24,7 +24,7 @@ import java.lang.foreign.ValueLayout;
  * binary-searches one block.
  *
  * <p>The cursor pins at most one cached block at a time (a jumbo block instead lives in the cursor's
- * own buffer, and so does every block a scan cursor finds not cached). Key and value segments are views of that memory: valid until the cursor moves or
+ * own buffer, and every block a scan cursor finds not cached lives in its {@link ScanWindow}). Key and value segments are views of that memory: valid until the cursor moves or
  * closes. I/O errors surface as {@link UncheckedIOException} naming the file and offset; damaged data
  * as {@link dev.remixdb.remix.CorruptionException}.
  */
@@ -43,7 +43,7 @@ public final class TableCursor implements RunCursor {
         CACHED_ONLY
     }
 
-    /** A scan cursor: blocks not in the cache are read into {@link #own}, not cached. */
+    /** A scan cursor: blocks not in the cache are read through {@link #window}, not cached. */
     private final boolean scan;
     private final boolean cachedOnly;
 
@@ -70,8 +70,10 @@ public final class TableCursor implements RunCursor {
     private int warmed;
 
     private byte[] scratch;
-    /** Jumbo blocks (over a cache slot), and a scan cursor's uncached blocks. */
+    /** Jumbo blocks (over a cache slot) a window cannot take. */
     private NativeBuffer own;
+    /** A scan cursor's uncached blocks, read many at a time. */
+    private ScanWindow window;
     private NativeBuffer jumboStored;
     private boolean closed;
 
@@ -356,6 +358,8 @@ public final class TableCursor implements RunCursor {
             }
             if (pinned != null) {
                 data = pinned.segment();
+            } else if (scan && window().fits(block)) {
+                data = window.block(block);
             } else {
                 if (own == null) {
                     own = NativeBuffer.shared(64 * 1024, 4096);
@@ -369,6 +373,14 @@ public final class TableCursor implements RunCursor {
                     + blocks.offset(block) + " failed: " + e.getMessage(), e);
         }
         loaded = block;
+    }
+
+    /** The scan cursor's window, made at its first read. */
+    private ScanWindow window() {
+        if (window == null) {
+            window = new ScanWindow(table);
+        }
+        return window;
     }
 
     /** The cache's loader: fills a slot with block {@link #loading}. */
@@ -424,6 +436,9 @@ public final class TableCursor implements RunCursor {
         releaseBlock();
         if (own != null) {
             own.close();
+        }
+        if (window != null) {
+            window.close();
         }
         if (jumboStored != null) {
             jumboStored.close();

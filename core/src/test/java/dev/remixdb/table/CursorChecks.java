@@ -24,11 +24,18 @@ final class CursorChecks {
     private final List<Kv> kvs;
     private final int[] addresses;
     private final String label;
+    /** Check scan cursors (compactions': uncached blocks read through a window) instead of caching ones. */
+    private final boolean scan;
 
     CursorChecks(Table table, List<Kv> kvs, String label) {
+        this(table, kvs, label, false);
+    }
+
+    private CursorChecks(Table table, List<Kv> kvs, String label, boolean scan) {
         this.table = table;
         this.kvs = kvs;
-        this.label = label;
+        this.label = scan ? label + " (scan cursor)" : label;
+        this.scan = scan;
         this.addresses = new int[kvs.size() + 1];
         int a = RunAddress.of(0, 0);
         for (int i = 0; i < kvs.size(); i++) {
@@ -37,6 +44,15 @@ final class CursorChecks {
         }
         addresses[kvs.size()] = table.endAddress();
         assertEquals(table.endAddress(), a, label);
+    }
+
+    /** The same checks through scan cursors. */
+    CursorChecks scanning() {
+        return new CursorChecks(table, kvs, label, true);
+    }
+
+    private TableCursor cursor() {
+        return scan ? table.newScanCursor() : table.newCursor();
     }
 
     void all(Random rnd) {
@@ -55,7 +71,7 @@ final class CursorChecks {
 
     void iterate() {
         int n = kvs.size();
-        try (TableCursor c = table.newCursor()) {
+        try (TableCursor c = cursor()) {
             assertFalse(c.isValid(), label);
             c.seekTo(RunAddress.of(0, 0));
             for (int i = 0; i < n; i++) {
@@ -79,7 +95,7 @@ final class CursorChecks {
 
     void seekToEach(Random rnd) {
         int n = kvs.size();
-        try (TableCursor c = table.newCursor()) {
+        try (TableCursor c = cursor()) {
             for (int k = 0; k < n; k++) {
                 int i = rnd.nextInt(n);
                 c.seekTo(addresses[i]);
@@ -91,7 +107,7 @@ final class CursorChecks {
     }
 
     void seekProbes() {
-        try (TableCursor c = table.newCursor()) {
+        try (TableCursor c = cursor()) {
             probe(c, new byte[0]);
             byte[] max = new byte[400];
             Arrays.fill(max, (byte) 0xFF);
@@ -145,7 +161,7 @@ final class CursorChecks {
 
     void skips(Random rnd) {
         int n = kvs.size();
-        try (TableCursor c = table.newCursor()) {
+        try (TableCursor c = cursor()) {
             for (int k = 0; k < 300 && n > 0; k++) {
                 int from = rnd.nextInt(n + 1);
                 int to = rnd.nextInt(n + 1);

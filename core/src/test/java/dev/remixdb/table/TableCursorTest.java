@@ -47,7 +47,9 @@ class TableCursorTest {
         List<Kv> kvs = TableFixture.randomKvs(rnd, keys, 0.15);
         try (TableFixture f = new TableFixture(dir, cacheBytes)) {
             Table t = f.table("t", kvs, new TableOptions(blockBytes, compression, true));
-            new CursorChecks(t, kvs, keys + " keys " + compression + " " + blockBytes).all(rnd);
+            CursorChecks checks = new CursorChecks(t, kvs, keys + " keys " + compression + " " + blockBytes);
+            checks.all(rnd);
+            checks.scanning().all(rnd);
             assertTrue(f.cache.memoryBytes() <= Math.max(cacheBytes, 4096) + 4096 * 16,
                     "cache memory " + f.cache.memoryBytes());
         }
@@ -62,7 +64,9 @@ class TableCursorTest {
         List<Kv> kvs = TableFixture.randomKvs(rnd, keys, rnd.nextDouble() * 0.5);
         try (TableFixture f = new TableFixture(d, rnd.nextBoolean() ? 0 : 1 << 20)) {
             Table t = f.table("t", kvs, new TableOptions(1 << blockShift, compression, keysBlock));
-            new CursorChecks(t, kvs, "seed " + seed).all(rnd);
+            CursorChecks checks = new CursorChecks(t, kvs, "seed " + seed);
+            checks.all(rnd);
+            checks.scanning().all(rnd);
         } finally {
             try (var files = Files.list(d)) {
                 files.forEach(TableFixture::delete);
@@ -110,6 +114,30 @@ class TableCursorTest {
             assertEquals(cached, f.cache.blockCount(), "a scan adds nothing to the cache");
             assertEquals(hits, f.cache.hits());
             assertEquals(misses, f.cache.misses());
+        }
+    }
+
+    /**
+     * Scan cursors read uncached blocks a window at a time: over a table of many windows, with
+     * values larger than a window among them (read block by block, as before), every walk, seek and
+     * skip returns what the table holds, and nothing reaches the cache.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"NONE", "LZ4"})
+    void scanCursorsReadWindowsOfBlocks(BlockCompression compression) throws IOException {
+        Random rnd = new Random(17 + compression.ordinal());
+        List<Kv> kvs = new ArrayList<>(TableFixture.randomKvs(rnd, 5000, 0.1));
+        for (int k = 0; k < 6; k++) {
+            int i = rnd.nextInt(kvs.size());
+            byte[] big = new byte[ScanWindow.BYTES + rnd.nextInt(-8192, 70_000)];
+            rnd.nextBytes(big);
+            kvs.set(i, new Kv(kvs.get(i).key(), big));
+        }
+        try (TableFixture f = new TableFixture(dir, 0)) {
+            Table t = f.table("t", kvs, TableOptions.DEFAULT.withCompression(compression));
+            assertTrue(t.fileBytes() > 8L * ScanWindow.BYTES, "a table of many windows: " + t.fileBytes());
+            new CursorChecks(t, kvs, "windows " + compression).scanning().all(rnd);
+            assertEquals(0, f.cache.blockCount(), "a scan cursor caches nothing");
         }
     }
 
