@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * memtable, and installs the new version.
  *
  * <p>It talks to the rest of the engine through three narrow doors: the {@link VersionSet} (take a
- * frozen memtable, install a version, report a failure), the {@link WritePipeline} (re-insert what an
+ * frozen memtables, install a version, report a failure), the {@link WritePipeline} (re-insert what an
  * abort keeps, the last sequence number) and {@link TableFiles} (where and how to write files).
  */
 public final class Compactor {
@@ -186,8 +186,8 @@ public final class Compactor {
     /** Compacts the oldest frozen memtables of {@code s} into {@code s.version()} and installs the result. */
     private void compact(ReadState s) throws Exception {
         FrozenGroup imm = FrozenGroup.oldestOf(s);
-        // The round's newest memtable holds every write up to the start of its WAL: the requests
-        // made while any member was active are served by this round.
+        // A request is served by the round of the memtable that was active when it was made (or a
+        // later one): every write before the request is in that memtable or an older one.
         List<Forced> requests = takeForced(imm.newest());
         try {
             compact(s, imm, requests);

@@ -54,7 +54,7 @@ public final class VersionSet {
     private long deferredWalDeletion;
     /** True from handing a state to the compactor until it has let go of it (guarded by lock). */
     private boolean compacting;
-    /** Writers waiting in {@link #awaitRoomToFreeze()} (guarded by lock). */
+    /** Writers waiting in {@link #awaitRoomToFreeze()} or about to ({@link #stallStarts()}; guarded by lock). */
     private int stalledWriters;
     /**
      * Set by an install that freed a slot while writers stood stalled: a full memtable is about to
@@ -237,6 +237,30 @@ public final class VersionSet {
         }
     }
 
+    /**
+     * The queue's head found every frozen slot taken and will wait in {@link #awaitRoomToFreeze()}
+     * after some work of its own: counted as stalled from now, so that an install meanwhile still
+     * expects its freeze. Each call is followed by one {@link #stallEnds()}.
+     */
+    void stallStarts() {
+        lock.lock();
+        try {
+            stalledWriters++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends a {@link #stallStarts()}. */
+    void stallEnds() {
+        lock.lock();
+        try {
+            stalledWriters--;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Waits until no frozen memtable holds writes that skipped the WAL (they are in tables), or throws on close or failure. */
     void awaitNoUnlogged() throws IOException {
         lock.lock();
@@ -291,7 +315,7 @@ public final class VersionSet {
 
     /**
      * Blocks until a frozen memtable waits for compaction and returns the current state, retained
-     * (compact its {@link ReadState#oldestFrozen()}); null at close or failure.
+     * (compact its oldest frozen memtables); null at close or failure.
      */
     public ReadState awaitFrozen() {
         return awaitWork(-1);

@@ -661,9 +661,15 @@ public final class WritePipeline {
             if (!versions.canFreeze()) {
                 // The full memtable's deferred writes are linked now, while the writer would only
                 // wait, not after the stall, when the freeze that the compactor waits for (to take
-                // this memtable in its next round) would wait for the link.
-                publishDeferred(active);
-                awaitUnlocked(versions::awaitRoomToFreeze);
+                // this memtable in its next round) would wait for the link. Counted as a stall from
+                // here, so that a round installed during the link still waits for the freeze.
+                versions.stallStarts();
+                try {
+                    publishDeferred(active);
+                    awaitUnlocked(versions::awaitRoomToFreeze);
+                } finally {
+                    versions.stallEnds();
+                }
                 continue;
             }
             s.mem().allToTables(force);
@@ -805,7 +811,7 @@ public final class WritePipeline {
      * Puts the newest versions of aborted partitions' keys back into the active memtable, each with
      * its own sequence number, logged in the active WAL and synced (the WAL they came from is deleted
      * once the compaction installs). A version whose key a frozen memtable newer than
-     * {@code compacted} (the one they come from) holds, or one of its range deletes covers, is
+     * {@code compacted} (the newest of the memtables they come from) holds, or one of its range deletes covers, is
      * dropped instead: that memtable has a newer
      * version, which a reader, asking memtables newest first, must meet before this one, and which
      * replaces it in every state from now on (a snapshot that needs the old version pins the state

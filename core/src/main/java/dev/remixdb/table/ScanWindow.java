@@ -41,6 +41,11 @@ final class ScanWindow implements AutoCloseable {
         this.blockCount = table.blockCount();
     }
 
+    /** Whether the window holds block {@code b} now. */
+    boolean holds(int b) {
+        return b >= first && b < end;
+    }
+
     /** Whether block {@code b} can be read through a window (its stored bytes fit one). */
     boolean fits(int b) {
         return blocks.storedLength(b) <= BYTES - PAGE;

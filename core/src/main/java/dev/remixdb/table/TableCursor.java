@@ -23,8 +23,10 @@ import java.lang.foreign.ValueLayout;
  * (REMIX §3.2) reads one block, not two. {@link #seek} routes through the in-memory block index and
  * binary-searches one block.
  *
- * <p>The cursor pins at most one cached block at a time (a jumbo block instead lives in the cursor's
- * own buffer, and every block a scan cursor finds not cached lives in its {@link ScanWindow}). Key and value segments are views of that memory: valid until the cursor moves or
+ * <p>The cursor pins at most one cached block at a time. A jumbo block instead lives in the cursor's
+ * own buffer, and so does a block a scan cursor finds not cached, except while it walks forwards
+ * from block to block: then its {@link ScanWindow} reads many blocks at once. Key and value segments
+ * are views of that memory: valid until the cursor moves or
  * closes. I/O errors surface as {@link UncheckedIOException} naming the file and offset; damaged data
  * as {@link dev.remixdb.remix.CorruptionException}.
  */
@@ -70,10 +72,12 @@ public final class TableCursor implements RunCursor {
     private int warmed;
 
     private byte[] scratch;
-    /** Jumbo blocks (over a cache slot) a window cannot take. */
+    /** Jumbo blocks (over a cache slot), and a scan cursor's uncached blocks outside its window. */
     private NativeBuffer own;
-    /** A scan cursor's uncached blocks, read many at a time. */
+    /** A scan cursor's uncached blocks while it walks forwards, read many at a time. */
     private ScanWindow window;
+    /** The block loaded before the current one (-1: none): a scan reads a window only when it steps forwards. */
+    private int previous = -1;
     private NativeBuffer jumboStored;
     private boolean closed;
 
@@ -358,7 +362,7 @@ public final class TableCursor implements RunCursor {
             }
             if (pinned != null) {
                 data = pinned.segment();
-            } else if (scan && window().fits(block)) {
+            } else if (scan && windowed(block)) {
                 data = window.block(block);
             } else {
                 if (own == null) {
@@ -373,14 +377,26 @@ public final class TableCursor implements RunCursor {
                     + blocks.offset(block) + " failed: " + e.getMessage(), e);
         }
         loaded = block;
+        previous = block;
     }
 
-    /** The scan cursor's window, made at its first read. */
-    private ScanWindow window() {
+    /**
+     * Whether a scan cursor reads block {@code b} through its window: when the window holds it, or
+     * when the cursor steps from the block before it (a walk, as merges and builds do). A search
+     * that probes blocks here and there (a REMIX rebuild placing a few new keys) reads single
+     * blocks, as a window per probe would read far more than it uses.
+     */
+    private boolean windowed(int b) {
+        if (window != null && window.holds(b)) {
+            return true;
+        }
+        if (previous != b - 1) {
+            return false;
+        }
         if (window == null) {
             window = new ScanWindow(table);
         }
-        return window;
+        return window.fits(b);
     }
 
     /** The cache's loader: fills a slot with block {@link #loading}. */
