@@ -139,35 +139,30 @@ class TableCorruptionTest {
      * Opens {@code bytes} as a table and reads every entry, seeks to every key and reads the keys block.
      * With {@code strict}, everything read must equal the original entries.
      */
+    /** Reads every entry from the first; with {@code strict} each must equal the original. */
+    private void walk(TableCursor c, boolean strict, String label) {
+        c.seekTo(0);
+        for (int i = 0; c.isValid(); i++, c.next()) {
+            byte[] key = TableFixture.bytes(c.keySegment(), c.keyOffset(), c.keyLength());
+            byte[] value = TableFixture.bytes(c.valueSegment(), c.valueOffset(), c.valueLength());
+            if (strict) {
+                Kv kv = kvs.get(i);
+                assertArrayEquals(kv.key(), key, label + "key " + i);
+                assertEquals(kv.tombstone(), c.isTombstone(), label + "key " + i);
+                assertArrayEquals(kv.tombstone() ? new byte[0] : kv.value(), value, label + "value " + i);
+            }
+        }
+    }
+
     private Outcome readBack(byte[] bytes, boolean strict) throws IOException {
         Path p = store(bytes);
         try (Table t = fixture.open(p.getFileName().toString())) {
             // A scan cursor first, while no block is cached: it reads its blocks a window at a time.
             try (TableCursor c = t.newScanCursor()) {
-                c.seekTo(0);
-                for (int i = 0; c.isValid(); i++, c.next()) {
-                    byte[] key = TableFixture.bytes(c.keySegment(), c.keyOffset(), c.keyLength());
-                    byte[] value = TableFixture.bytes(c.valueSegment(), c.valueOffset(), c.valueLength());
-                    if (strict) {
-                        Kv kv = kvs.get(i);
-                        assertArrayEquals(kv.key(), key, "scan key " + i);
-                        assertEquals(kv.tombstone(), c.isTombstone(), "scan key " + i);
-                        assertArrayEquals(kv.tombstone() ? new byte[0] : kv.value(), value, "scan value " + i);
-                    }
-                }
+                walk(c, strict, "scan ");
             }
             try (TableCursor c = t.newCursor()) {
-                c.seekTo(0);
-                for (int i = 0; c.isValid(); i++, c.next()) {
-                    byte[] key = TableFixture.bytes(c.keySegment(), c.keyOffset(), c.keyLength());
-                    byte[] value = TableFixture.bytes(c.valueSegment(), c.valueOffset(), c.valueLength());
-                    if (strict) {
-                        Kv kv = kvs.get(i);
-                        assertArrayEquals(kv.key(), key, "key " + i);
-                        assertEquals(kv.tombstone(), c.isTombstone(), "key " + i);
-                        assertArrayEquals(kv.tombstone() ? new byte[0] : kv.value(), value, "value " + i);
-                    }
-                }
+                walk(c, strict, "");
                 for (Kv kv : kvs) {
                     c.seek(MemorySegment.ofArray(kv.key()), 0, kv.key().length);
                     if (strict) {
