@@ -146,6 +146,16 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
+    public long getCompactionRounds() {
+        return stats().compactions().rounds();
+    }
+
+    @Override
+    public long getCompactedMemtables() {
+        return stats().compactions().memtables();
+    }
+
+    @Override
     public long getOffHeapBytes() {
         return stats().offHeapBytes();
     }

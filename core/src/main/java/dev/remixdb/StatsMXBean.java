@@ -42,6 +42,12 @@ public interface StatsMXBean {
     /** {@link Stats.Compactions#optionalBytes()}. */
     long getOptionalBytesWritten();
 
+    /** {@link Stats.Compactions#rounds()}. */
+    long getCompactionRounds();
+
+    /** {@link Stats.Compactions#memtables()}. */
+    long getCompactedMemtables();
+
     long getOffHeapBytes();
 
     long getBlockCacheBytes();

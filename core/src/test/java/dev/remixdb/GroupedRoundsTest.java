@@ -85,6 +85,9 @@ class GroupedRoundsTest {
             Stats.Compactions c = db.stats().compactions();
             assertTrue(c.memtables() > c.rounds(), where + ": no round took more than one memtable: " + c);
             assertTrue(c.minor() > 0 && c.abort() > 0, where + ": rounds without minor compactions or aborts: " + c);
+            // Nothing is frozen or compacting after compactMemtable: the bean reads the same counts.
+            assertEquals(c.rounds(), db.statsBean().getCompactionRounds(), where);
+            assertEquals(c.memtables(), db.statsBean().getCompactedMemtables(), where);
         }
         try (RemixDB db = RemixDB.open(dir, options)) {
             check(db, model, where + " after reopen");
