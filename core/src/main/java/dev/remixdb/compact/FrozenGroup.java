@@ -68,15 +68,6 @@ final class FrozenGroup {
         return false;
     }
 
-    /** Key and value bytes the members hold, versions and tombstones included. */
-    long dataBytes() {
-        long bytes = 0;
-        for (MemtableRef m : newestFirst) {
-            bytes += m.memtable().dataBytes();
-        }
-        return bytes;
-    }
-
     /** Every member's range deletes. */
     RangeTombstone[] rangeTombstones() {
         List<RangeTombstone> all = new ArrayList<>();

@@ -17,8 +17,8 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The window starts and ends on page boundaries (the end capped at the file's size) and its
  * memory is page-aligned, so that a direct read lands in it without a bounce buffer. Memory: one
- * window and one block's decompression buffer per scan cursor, freed by {@link #close()}. Not
- * thread-safe.
+ * window per scan cursor, freed by {@link #close()}; compressed blocks are decompressed into the
+ * cursor's own buffer. Not thread-safe.
  */
 final class ScanWindow implements AutoCloseable {
     /** The most bytes one window read covers. */
@@ -29,7 +29,6 @@ final class ScanWindow implements AutoCloseable {
     private final DataBlocks blocks;
     private final int blockCount;
     private NativeBuffer buffer;
-    private NativeBuffer decompressed;
     /** Blocks [first, end) are in {@link #buffer}, whose first byte is at file offset {@link #start}. */
     private int first;
     private int end;
@@ -52,10 +51,11 @@ final class ScanWindow implements AutoCloseable {
     }
 
     /**
-     * Block {@code b} (one that {@link #fits}), checked and decompressed: read with the blocks after
-     * it unless the window holds it already. Valid until the next call or {@link #close()}.
+     * Block {@code b} (one that {@link #fits}), checked, and decompressed into {@code scratch} when
+     * it is compressed: read with the blocks after it unless the window holds it already. Valid
+     * until the next call, {@code scratch}'s next use or {@link #close()}.
      */
-    MemorySegment block(int b) throws IOException {
+    MemorySegment block(int b, NativeBuffer scratch) throws IOException {
         if (b < first || b >= end) {
             fill(b);
         }
@@ -64,10 +64,7 @@ final class ScanWindow implements AutoCloseable {
             blocks.finish(b, src, src);
             return src;
         }
-        if (decompressed == null) {
-            decompressed = NativeBuffer.shared(64 * 1024);
-        }
-        MemorySegment dst = decompressed.scratch(blocks.rawLength(b));
+        MemorySegment dst = scratch.scratch(blocks.rawLength(b));
         blocks.finish(b, src, dst);
         return dst;
     }
@@ -107,9 +104,6 @@ final class ScanWindow implements AutoCloseable {
         first = end = 0;
         if (buffer != null) {
             buffer.close();
-        }
-        if (decompressed != null) {
-            decompressed.close();
         }
     }
 }

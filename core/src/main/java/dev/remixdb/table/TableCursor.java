@@ -72,7 +72,7 @@ public final class TableCursor implements RunCursor {
     private int warmed;
 
     private byte[] scratch;
-    /** Jumbo blocks (over a cache slot), and a scan cursor's uncached blocks outside its window. */
+    /** Jumbo blocks (over a cache slot), a scan cursor's uncached blocks outside its window, and decompressed ones from it. */
     private NativeBuffer own;
     /** A scan cursor's uncached blocks while it walks forwards, read many at a time. */
     private ScanWindow window;
@@ -360,24 +360,29 @@ public final class TableCursor implements RunCursor {
             if (pinned == null && cachedOnly) {
                 throw new BlockNotCached(table, block);
             }
-            if (pinned != null) {
-                data = pinned.segment();
-            } else if (scan && windowed(block)) {
-                data = window.block(block);
-            } else {
-                if (own == null) {
-                    own = NativeBuffer.shared(64 * 1024, 4096);
-                }
-                MemorySegment dst = own.scratch(raw);
-                blocks.read(block, dst, scratch(block));
-                data = dst;
-            }
+            data = pinned != null ? pinned.segment() : readUncached(raw);
         } catch (IOException e) {
             throw new UncheckedIOException(table.path() + ": reading block " + block + " at offset "
                     + blocks.offset(block) + " failed: " + e.getMessage(), e);
         }
         loaded = block;
         previous = block;
+    }
+
+    /**
+     * The current block, read past the cache: a jumbo block, or a scan cursor's block (kept out of
+     * {@link #load()}, so that the cached path stays small enough for the JIT to inline).
+     */
+    private MemorySegment readUncached(int raw) throws IOException {
+        if (own == null) {
+            own = NativeBuffer.shared(64 * 1024, 4096);
+        }
+        if (scan && windowed(block)) {
+            return window.block(block, own);
+        }
+        MemorySegment dst = own.scratch(raw);
+        blocks.read(block, dst, scratch(block));
+        return dst;
     }
 
     /**
