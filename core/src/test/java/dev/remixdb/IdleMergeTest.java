@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.remixdb.compaction.CompactionPlan;
 import dev.remixdb.compaction.CompactionPolicy;
 import dev.remixdb.compaction.RangeReducePolicy;
+import dev.remixdb.compaction.RemixDbPolicy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,9 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * RangeReduce's idle merges: a partition that scans keep meeting with debt, but that no write
- * reaches, is merged by the compactor on its own while no memtable waits; and the running budget of
- * optional bytes bounds both those merges and the ones RangeReduce adds at flushes.
+ * Idle merges: a partition that scans keep meeting with debt (RangeReduce), or with many runs (the
+ * default policy), but that no write reaches, is merged by the compactor on its own while no
+ * memtable waits; and the running budget of optional bytes bounds both those merges and the ones
+ * RangeReduce adds at flushes.
  */
 class IdleMergeTest {
     @TempDir
@@ -149,6 +151,72 @@ class IdleMergeTest {
         try (RemixDB db = RemixDB.open(dir, options(rangeReduce(Double.POSITIVE_INFINITY)))) {
             assertSame(model, db);
             assertEquals(1, db.stats().tables());
+        }
+    }
+
+    /** Keys 0..n-1 in {@code runs} tables that all overlap: round r writes the keys i with i % runs == r. */
+    private static NavigableMap<String, byte[]> writeRuns(RemixDB db, int n, int runs) throws Exception {
+        NavigableMap<String, byte[]> model = new TreeMap<>();
+        for (int round = 0; round < runs; round++) {
+            for (int i = round; i < n; i += runs) {
+                byte[] v = {(byte) round, (byte) i, (byte) (i >> 8)};
+                db.put(key(i), v);
+                model.put(new String(key(i), StandardCharsets.UTF_8), v);
+            }
+            db.compactMemtable();
+        }
+        return model;
+    }
+
+    @Test
+    void theDefaultPolicyMergesAScannedPartitionOfManyRuns() throws Exception {
+        Options defaults = options(RemixDbPolicy.defaults());
+        NavigableMap<String, byte[]> model;
+        try (RemixDB db = RemixDB.open(dir, defaults)) {
+            model = writeRuns(db, 1200, 6);
+            assertEquals(6, db.stats().tables(), db.stats().toString());
+            // Point reads are not scans, and no scan means no merge.
+            for (int i = 0; i < 1200; i++) {
+                db.get(key(i));
+            }
+            Thread.sleep(500);
+            assertEquals(0, db.stats().compactions().idle(), db.stats().toString());
+            scanAll(db);
+            Stats after = awaitIdleMerges(db, 1);
+            assertEquals(1, after.compactions().idle(), "six runs met by a scan of every entry: " + after);
+            assertEquals(1, after.tables(), after.toString());
+            assertTrue(after.compactions().optionalBytes() > 0, after.toString());
+            assertSame(model, db);
+            // One run now: more scans merge nothing more.
+            scanAll(db);
+            Thread.sleep(500);
+            assertEquals(1, db.stats().compactions().idle());
+        }
+        try (RemixDB db = RemixDB.open(dir, defaults)) {
+            assertSame(model, db);
+            assertEquals(1, db.stats().tables());
+        }
+    }
+
+    @Test
+    void fourRunsOrTooFewScannedEntriesAreLeftAlone(@TempDir Path other) throws Exception {
+        Options defaults = options(RemixDbPolicy.defaults());
+        try (RemixDB db = RemixDB.open(dir, defaults)) {
+            NavigableMap<String, byte[]> model = writeRuns(db, 1200, 4);
+            scanAll(db);
+            scanAll(db);
+            // Six runs of 150 keys: a scan of every entry walks 900, below the floor of 1,000.
+            try (RemixDB small = RemixDB.open(other, defaults)) {
+                NavigableMap<String, byte[]> smallModel = writeRuns(small, 900, 6);
+                scanAll(small);
+                Thread.sleep(500);
+                assertEquals(0, small.stats().compactions().idle(), small.stats().toString());
+                assertEquals(6, small.stats().tables());
+                assertSame(smallModel, small);
+            }
+            assertEquals(0, db.stats().compactions().idle(), db.stats().toString());
+            assertEquals(4, db.stats().tables());
+            assertSame(model, db);
         }
     }
 

@@ -48,17 +48,41 @@ final class SweepCommand implements Callable<Integer> {
             description = "More db options for every run, one string (e.g. \"--cache-mb 256 --memory-limit 3g\").")
     String dbArgs;
 
+    @Option(names = "--cache-fraction", paramLabel = "N", defaultValue = "0",
+            description = "Give each run block caches of 1/N of its data (keys x --entry-bytes), as --cache-mb, so "
+                    + "that every size is equally out of cache. 0: leave the cache to --db-args. Default: ${DEFAULT-VALUE}.")
+    long cacheFraction;
+
+    @Option(names = "--entry-bytes", paramLabel = "N", defaultValue = "136",
+            description = "Key + value bytes per entry for --cache-fraction (db's 16-byte keys and 120-byte values: "
+                    + "${DEFAULT-VALUE}).")
+    long entryBytes;
+
     @Mixin
     HelpOption help;
 
+    /** The cache of a run of {@code keys} keys under {@code --cache-fraction}, in MiB (at least 1). */
+    static long cacheMb(long keys, long entryBytes, long fraction) {
+        return Math.max(1, Math.ceilDiv(keys * entryBytes / fraction, 1L << 20));
+    }
+
     @Override
     public Integer call() throws Exception {
+        if (cacheFraction < 0 || entryBytes < 1) {
+            throw new UsageException("--cache-fraction must be >= 0 and --entry-bytes >= 1");
+        }
+        if (cacheFraction > 0 && dbArgs.contains("--cache-mb")) {
+            throw new UsageException("--cache-fraction sets each run's --cache-mb: leave --cache-mb out of --db-args");
+        }
         Files.createDirectories(out);
         Map<Long, JsonNode> runs = new LinkedHashMap<>();
         for (long n : keys) {
             Path json = out.resolve("db-" + n + ".json");
             List<String> args = new ArrayList<>(List.of("db", "--keys", Long.toString(n), "--phases", phases,
                     "--dir", out.resolve("stores-" + n).toString(), "--json", json.toString(), "--no-progress"));
+            if (cacheFraction > 0) {
+                args.addAll(List.of("--cache-mb", Long.toString(cacheMb(n, entryBytes, cacheFraction))));
+            }
             for (String a : dbArgs.trim().split("\\s+")) {
                 if (!a.isEmpty()) {
                     args.add(a);
@@ -88,9 +112,32 @@ final class SweepCommand implements Callable<Integer> {
             }
             System.out.println();
         }
+        printCostGrowth(runs, phaseList);
         chart(runs, phaseList, out.resolve("sweep.png"));
         System.out.println("chart written to " + out.resolve("sweep.png"));
         return 0;
+    }
+
+    /**
+     * How much the time of one operation grew from the smallest key count to the largest, per phase
+     * and store (issue 15 asks that seeks and gets stay within 2x from 4M keys up).
+     */
+    private static void printCostGrowth(Map<Long, JsonNode> runs, List<String> phases) {
+        if (runs.size() < 2) {
+            return;
+        }
+        long first = runs.keySet().iterator().next();
+        long last = first;
+        for (long n : runs.keySet()) {
+            last = n;
+        }
+        System.out.printf(Locale.ROOT, "%nTime per operation at %,d keys against %,d keys (1.00x: no growth)%n",
+                last, first);
+        for (String phase : phases) {
+            System.out.printf(Locale.ROOT, "%-12s RemixDB %.2fx, RocksDB %.2fx%n", phase,
+                    ops(runs.get(first), phase, "remixdb") / ops(runs.get(last), phase, "remixdb"),
+                    ops(runs.get(first), phase, "rocksdb") / ops(runs.get(last), phase, "rocksdb"));
+        }
     }
 
     private static double ops(JsonNode d, String phase, String store) {

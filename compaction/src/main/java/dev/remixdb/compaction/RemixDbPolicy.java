@@ -32,6 +32,16 @@ package dev.remixdb.compaction;
  * With equal output sizes per byte merged, the model reproduces the paper's rule of thumb: merge
  * the small newest tables that fold into few outputs, stop before a large one (its Figure 9).
  *
+ * <p><b>Idle merges of scanned partitions.</b> Each flush into a partition adds a sorted run that
+ * overlaps the others, and a range scan reads a block in every run it meets. In memory the REMIX
+ * makes that cheap; once the data is larger than the caches every run costs a device read per scan
+ * (at 16M keys, direct I/O: 8 blocks per 50-entry scan against RocksDB's 4). So when no memtable
+ * waits, a partition with at least {@link Builder#idleMergeRuns(int)} sorted runs that scans have
+ * walked since its tables last changed (at least {@link Builder#idleMergeScanned(double)} of its
+ * entries, and at least {@value #IDLE_MERGE_MIN_SCANNED}) is merged whole into one run. That is
+ * optional work, bounded by {@link Builder#optionalWriteBudget(double)}: a store that is only
+ * written, or only read point by point, never pays for it.
+ *
  * <p>Validity never relies on estimates: a Major is considered only if its result has at most
  * {@code maxTables} tables even when nothing is dropped. A full partition whose tables are mostly
  * stale therefore gets a Split; since a Split merges everything it drops that garbage too, and if
@@ -43,6 +53,9 @@ public final class RemixDbPolicy implements CompactionPolicy {
     /** The largest number of runs one REMIX can index (6-bit run ids in the selectors). */
     public static final int MAX_RUNS = 63;
 
+    /** Scanned entries below which no partition is merged for its scans, whatever its size. */
+    public static final long IDLE_MERGE_MIN_SCANNED = 1_000;
+
     private static final RemixDbPolicy DEFAULTS = builder().build();
 
     private final int maxTables;
@@ -50,6 +63,9 @@ public final class RemixDbPolicy implements CompactionPolicy {
     private final double abortBelowFraction;
     private final double runCost;
     private final double remixBytesPerKey;
+    private final int idleMergeRuns;
+    private final double idleMergeScanned;
+    private final double optionalWriteBudget;
 
     private RemixDbPolicy(Builder b) {
         this.maxTables = b.maxTables;
@@ -57,6 +73,9 @@ public final class RemixDbPolicy implements CompactionPolicy {
         this.abortBelowFraction = b.abortBelowFraction;
         this.runCost = b.runCost;
         this.remixBytesPerKey = b.remixBytesPerKey;
+        this.idleMergeRuns = b.idleMergeRuns;
+        this.idleMergeScanned = b.idleMergeScanned;
+        this.optionalWriteBudget = b.optionalWriteBudget;
     }
 
     /** {@return a builder holding the default settings} */
@@ -102,6 +121,28 @@ public final class RemixDbPolicy implements CompactionPolicy {
     }
 
     /**
+     * Whether a partition that no new data reaches should be merged whole now because scans keep
+     * walking its many runs (see the class Javadoc). The merged partition never has more tables
+     * than now, even if nothing is dropped.
+     */
+    @Override
+    public boolean mergeIdle(PartitionStats p) {
+        int n = p.tableCount();
+        if (idleMergeRuns == 0 || n == 0 || p.newKeys() != 0 || p.runTables().length < idleMergeRuns) {
+            return false;
+        }
+        long scanned = p.scanSkipped() + p.scanReturned();
+        return scanned >= IDLE_MERGE_MIN_SCANNED && scanned >= idleMergeScanned * p.tableKeys()
+                && MajorEstimate.of(p, n).worstTables() <= n;
+    }
+
+    /** {@return the optional bytes idle merges may write, a share of what compactions write without them} */
+    @Override
+    public double optionalWriteBudget() {
+        return optionalWriteBudget;
+    }
+
+    /**
      * The cost model's score of a Major (lower is better); see the class Javadoc. Package-private
      * so that tests can check the ranking it induces.
      */
@@ -140,11 +181,22 @@ public final class RemixDbPolicy implements CompactionPolicy {
         return remixBytesPerKey;
     }
 
+    /** {@return the sorted runs from which a scanned partition is merged when idle; 0: never} */
+    public int idleMergeRuns() {
+        return idleMergeRuns;
+    }
+
+    /** {@return the share of a partition's entries that scans must walk before it is merged when idle} */
+    public double idleMergeScanned() {
+        return idleMergeScanned;
+    }
+
     @Override
     public String toString() {
         return "RemixDbPolicy[maxTables=" + maxTables + ", splitTables=" + splitTables
                 + ", abortBelowFraction=" + abortBelowFraction + ", runCost=" + runCost
-                + ", remixBytesPerKey=" + remixBytesPerKey + "]";
+                + ", remixBytesPerKey=" + remixBytesPerKey + ", idleMergeRuns=" + idleMergeRuns
+                + ", idleMergeScanned=" + idleMergeScanned + ", optionalWriteBudget=" + optionalWriteBudget + "]";
     }
 
     /** Builds a {@link RemixDbPolicy}; every setting is checked when it is set. Not thread-safe. */
@@ -154,6 +206,9 @@ public final class RemixDbPolicy implements CompactionPolicy {
         private double abortBelowFraction = 0.125;
         private double runCost = 0.1;
         private double remixBytesPerKey = 5;
+        private int idleMergeRuns = 5;
+        private double idleMergeScanned = 0.05;
+        private double optionalWriteBudget = 1.0;
 
         private Builder() {}
 
@@ -241,6 +296,59 @@ public final class RemixDbPolicy implements CompactionPolicy {
                 throw new IllegalArgumentException("remixBytesPerKey must be finite and >= 0: " + bytes);
             }
             this.remixBytesPerKey = bytes;
+            return this;
+        }
+
+        /**
+         * The number of sorted runs (tables that overlap in key range; one merge's output is one run)
+         * from which a partition that scans keep walking is merged whole when no memtable waits.
+         * Fewer runs mean fewer blocks per scan once data is larger than the caches; each merge
+         * rewrites the partition once. Default: 5.
+         *
+         * @param runs {@code 2..63}, or 0 to never merge a partition for its scans
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder idleMergeRuns(int runs) {
+            if (runs != 0 && (runs < 2 || runs > MAX_RUNS)) {
+                throw new IllegalArgumentException("idleMergeRuns must be 0 or in 2.." + MAX_RUNS + ": " + runs);
+            }
+            this.idleMergeRuns = runs;
+            return this;
+        }
+
+        /**
+         * How much of a partition scans must walk (entries returned or passed over, as a share of its
+         * entries, since its tables last changed) before {@link #idleMergeRuns(int)} merges it: the
+         * evidence that scans go on there. Never fewer than {@value #IDLE_MERGE_MIN_SCANNED} entries.
+         * Default: 0.05.
+         *
+         * @param fraction finite, {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if negative, infinite or NaN
+         */
+        public Builder idleMergeScanned(double fraction) {
+            if (!(fraction >= 0 && fraction < Double.POSITIVE_INFINITY)) {
+                throw new IllegalArgumentException("idleMergeScanned must be finite and >= 0: " + fraction);
+            }
+            this.idleMergeScanned = fraction;
+            return this;
+        }
+
+        /**
+         * How many bytes idle merges may write, as a share of what the store's compactions write
+         * without them: the bound on what {@link #idleMergeRuns(int)} can cost. 0 turns idle merges
+         * off. Default: 1 (idle merges write at most as much as the required compactions did).
+         *
+         * @param share finite, {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if negative, infinite or NaN
+         */
+        public Builder optionalWriteBudget(double share) {
+            if (!(share >= 0 && share < Double.POSITIVE_INFINITY)) {
+                throw new IllegalArgumentException("optionalWriteBudget must be finite and >= 0: " + share);
+            }
+            this.optionalWriteBudget = share;
             return this;
         }
 

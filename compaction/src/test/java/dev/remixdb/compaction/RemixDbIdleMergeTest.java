@@ -1,0 +1,110 @@
+package dev.remixdb.compaction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The default policy's idle merges: a partition of many overlapping runs that scans keep walking is
+ * merged whole when no memtable waits, and nothing else is.
+ */
+class RemixDbIdleMergeTest {
+    private static final long MIB = 1 << 20;
+    private static final long TARGET = 64 * MIB;
+    /** Entries per full table (100-byte entries). */
+    private static final long PER_TABLE = TARGET / 100;
+
+    /**
+     * {@code runs} overlapping tables, the first of them followed by {@code disjoint - 1} tables that
+     * continue its run (one merge's output), no new data, and {@code scanned} entries returned by scans.
+     */
+    private static PartitionStats idle(int runs, int disjoint, long scanned) {
+        List<TableStats> tables = new ArrayList<>();
+        for (int i = 0; i < disjoint; i++) {
+            tables.add(new TableStats(TARGET, PER_TABLE, i > 0));
+        }
+        for (int i = 1; i < runs; i++) {
+            tables.add(new TableStats(TARGET / 4, PER_TABLE / 4, false));
+        }
+        return new PartitionStats(tables, 0, 0, 0, 0, 0, 0, TARGET, 0, scanned);
+    }
+
+    private static long keys(PartitionStats p) {
+        return p.tableKeys();
+    }
+
+    @Test
+    void manyRunsThatScansWalkAreMerged() {
+        RemixDbPolicy policy = RemixDbPolicy.defaults();
+        PartitionStats five = idle(5, 2, 0);
+        assertEquals(5, five.runTables().length, "two tables of one run and four overlapping ones");
+        long enough = (long) Math.ceil(0.05 * keys(five));
+        assertTrue(policy.mergeIdle(idle(5, 2, enough)));
+        assertTrue(policy.mergeIdle(idle(9, 1, enough * 2)));
+        assertFalse(policy.mergeIdle(idle(5, 2, enough - 1)), "scans walked less than 5% of it");
+        assertFalse(policy.mergeIdle(idle(4, 2, keys(idle(4, 2, 0)))), "four runs: below the default of five");
+        assertFalse(policy.mergeIdle(idle(1, 6, keys(idle(1, 6, 0)))), "one run of six tables: nothing to gain");
+    }
+
+    @Test
+    void smallPartitionsNeedTheFloorOfScannedEntries() {
+        // Five runs of 100 entries each: 5% would be 25 entries, but the floor is 1,000.
+        List<TableStats> tables = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            tables.add(new TableStats(10_000, 100));
+        }
+        RemixDbPolicy policy = RemixDbPolicy.defaults();
+        assertFalse(policy.mergeIdle(new PartitionStats(tables, 0, 0, 0, 0, 0, 0, TARGET, 0,
+                RemixDbPolicy.IDLE_MERGE_MIN_SCANNED - 1)));
+        assertTrue(policy.mergeIdle(new PartitionStats(tables, 0, 0, 0, 0, 0, 0, TARGET, 400,
+                RemixDbPolicy.IDLE_MERGE_MIN_SCANNED - 400)), "entries passed over count as walked");
+    }
+
+    @Test
+    void newDataIsAFlushsBusiness() {
+        PartitionStats base = idle(6, 1, 10 * PER_TABLE);
+        PartitionStats withNew = new PartitionStats(base.tables(), 8 * MIB, 8 * MIB / 100, 0, 0, 0, 0, TARGET, 0,
+                10 * PER_TABLE);
+        assertTrue(RemixDbPolicy.defaults().mergeIdle(base));
+        assertFalse(RemixDbPolicy.defaults().mergeIdle(withNew));
+        assertFalse(RemixDbPolicy.defaults().mergeIdle(new PartitionStats(List.of(), 0, 0, 0, 0, 0, 0, TARGET, 0,
+                10 * PER_TABLE)), "no tables");
+    }
+
+    @Test
+    void settingsTurnItOffOrTuneIt() {
+        PartitionStats p = idle(6, 1, (long) Math.ceil(0.2 * keys(idle(6, 1, 0))));
+        assertFalse(RemixDbPolicy.builder().idleMergeRuns(0).build().mergeIdle(p), "0 turns them off");
+        assertFalse(RemixDbPolicy.builder().idleMergeRuns(7).build().mergeIdle(p));
+        assertTrue(RemixDbPolicy.builder().idleMergeRuns(2).build().mergeIdle(idle(2, 1, keys(idle(2, 1, 0)))));
+        assertFalse(RemixDbPolicy.builder().idleMergeScanned(0.5).build().mergeIdle(p));
+        assertTrue(RemixDbPolicy.builder().idleMergeScanned(0.2).build().mergeIdle(p));
+
+        RemixDbPolicy defaults = RemixDbPolicy.defaults();
+        assertEquals(5, defaults.idleMergeRuns());
+        assertEquals(0.05, defaults.idleMergeScanned());
+        assertEquals(1.0, defaults.optionalWriteBudget());
+        assertEquals(0.0, RemixDbPolicy.builder().optionalWriteBudget(0).build().optionalWriteBudget());
+        assertTrue(defaults.toString().contains("idleMergeRuns=5"), defaults.toString());
+
+        assertThrows(IllegalArgumentException.class, () -> RemixDbPolicy.builder().idleMergeRuns(1));
+        assertThrows(IllegalArgumentException.class, () -> RemixDbPolicy.builder().idleMergeRuns(64));
+        assertThrows(IllegalArgumentException.class, () -> RemixDbPolicy.builder().idleMergeScanned(-0.1));
+        assertThrows(IllegalArgumentException.class, () -> RemixDbPolicy.builder().idleMergeScanned(Double.NaN));
+        assertThrows(IllegalArgumentException.class, () -> RemixDbPolicy.builder().optionalWriteBudget(-1));
+        assertThrows(IllegalArgumentException.class,
+                () -> RemixDbPolicy.builder().optionalWriteBudget(Double.POSITIVE_INFINITY));
+    }
+
+    @Test
+    void rangeReduceKeepsTheBasePolicysIdleMerges() {
+        PartitionStats runs = idle(6, 1, keys(idle(6, 1, 0)));
+        assertTrue(RangeReducePolicy.over(RemixDbPolicy.defaults()).mergeIdle(runs), "no debt, but many runs");
+        assertFalse(RangeReducePolicy.over(RemixDbPolicy.builder().idleMergeRuns(0).build()).mergeIdle(runs));
+    }
+}
