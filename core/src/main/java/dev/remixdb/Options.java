@@ -43,7 +43,10 @@ public final class Options {
         this.compression = b.compression;
         this.ioEngine = b.ioEngine;
         this.directIo = b.directIo;
-        this.policy = b.policy;
+        // Direct I/O makes the block cache the only cache: reads past it go to the device, where a
+        // scan pays a read per run, so the default policy also merges scanned partitions of many runs.
+        this.policy = b.policy != null ? b.policy
+                : b.directIo ? RemixDbPolicy.withIdleMerges() : RemixDbPolicy.defaults();
         this.abortFraction = b.abortFraction;
         this.jmx = b.jmx;
     }
@@ -113,9 +116,12 @@ public final class Options {
     }
 
     /**
-     * Decides what each partition's compaction does. Default: {@link RemixDbPolicy#defaults()}, or
-     * the built-in policy that the system property {@code remixdb.compactionPolicy} names
-     * ({@code remixdb}, {@code garnering}, {@code rangereduce} or {@code garnering+rangereduce}, see
+     * Decides what each partition's compaction does. Default: {@link RemixDbPolicy#defaults()}, and
+     * with {@link #directIo()} {@link RemixDbPolicy#withIdleMerges()} (the block cache is then the
+     * only cache, and out of it a scan reads a block in each run of a partition, so partitions that
+     * scans keep walking are merged into one run when the store is idle); or the built-in policy
+     * that the system property {@code remixdb.compactionPolicy} names ({@code remixdb},
+     * {@code garnering}, {@code rangereduce} or {@code garnering+rangereduce}, see
      * {@link dev.remixdb.compaction.CompactionPolicies#named(String)}). A policy only decides how
      * tables are merged: stores written under one policy open under any other.
      */
@@ -186,7 +192,8 @@ public final class Options {
         private int compactionThreads = 2;
         private long tableBytes = 64L << 20;
         private Compression compression = Compression.NONE;
-        private CompactionPolicy policy = defaultPolicy();
+        /** Null until chosen by {@link #compactionPolicy} or the system property: see {@link Options#compactionPolicy()}. */
+        private CompactionPolicy policy = propertyPolicy();
         private double abortFraction = 0.15;
         private boolean jmx;
         private IoEngine ioEngine = defaultIoEngine();
@@ -194,10 +201,10 @@ public final class Options {
 
         private Builder() {}
 
-        private static CompactionPolicy defaultPolicy() {
+        private static CompactionPolicy propertyPolicy() {
             String name = System.getProperty("remixdb.compactionPolicy");
             if (name == null || name.isBlank()) {
-                return RemixDbPolicy.defaults();
+                return null;
             }
             try {
                 return dev.remixdb.compaction.CompactionPolicies.named(name);

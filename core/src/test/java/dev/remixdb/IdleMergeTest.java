@@ -169,8 +169,8 @@ class IdleMergeTest {
     }
 
     @Test
-    void theDefaultPolicyMergesAScannedPartitionOfManyRuns() throws Exception {
-        Options defaults = options(RemixDbPolicy.defaults());
+    void remixDbWithIdleMergesMergesAScannedPartitionOfManyRuns() throws Exception {
+        Options defaults = options(RemixDbPolicy.withIdleMerges());
         NavigableMap<String, byte[]> model;
         try (RemixDB db = RemixDB.open(dir, defaults)) {
             model = writeRuns(db, 1200, 6);
@@ -200,7 +200,7 @@ class IdleMergeTest {
 
     @Test
     void fourRunsOrTooFewScannedEntriesAreLeftAlone(@TempDir Path other) throws Exception {
-        Options defaults = options(RemixDbPolicy.defaults());
+        Options defaults = options(RemixDbPolicy.withIdleMerges());
         try (RemixDB db = RemixDB.open(dir, defaults)) {
             NavigableMap<String, byte[]> model = writeRuns(db, 1200, 4);
             scanAll(db);
@@ -218,6 +218,34 @@ class IdleMergeTest {
             assertEquals(4, db.stats().tables());
             assertSame(model, db);
         }
+    }
+
+    @Test
+    void thePlainDefaultsNeverMergeForRuns() throws Exception {
+        try (RemixDB db = RemixDB.open(dir, options(RemixDbPolicy.defaults()))) {
+            NavigableMap<String, byte[]> model = writeRuns(db, 1200, 6);
+            scanAll(db);
+            scanAll(db);
+            Thread.sleep(500);
+            assertEquals(0, db.stats().compactions().idle(), db.stats().toString());
+            assertEquals(6, db.stats().tables());
+            assertSame(model, db);
+        }
+    }
+
+    @Test
+    void directIoChoosesIdleMergesUnlessAPolicyIsChosen() {
+        // The surefire executions that name a policy by system property keep it, direct I/O or not.
+        boolean named = System.getProperty("remixdb.compactionPolicy") != null;
+        Options direct = Options.builder().directIo(true).build();
+        Options buffered = Options.builder().build();
+        if (!named) {
+            assertEquals(RemixDbPolicy.withIdleMerges(), direct.compactionPolicy());
+            assertEquals(RemixDbPolicy.defaults(), buffered.compactionPolicy());
+        }
+        RemixDbPolicy chosen = RemixDbPolicy.builder().maxTables(12).build();
+        assertEquals(chosen, Options.builder().compactionPolicy(chosen).directIo(true).build().compactionPolicy());
+        assertEquals(chosen, Options.builder().directIo(true).compactionPolicy(chosen).build().compactionPolicy());
     }
 
     @Test

@@ -14,7 +14,10 @@ public final class CompactionPolicies {
      * The built-in policy of that name, with its default settings: {@code remixdb}
      * ({@link RemixDbPolicy}), {@code garnering} ({@link GarneringPolicy}), {@code rangereduce}
      * ({@link RangeReducePolicy} over RemixDB's) or {@code garnering+rangereduce}. Case and
-     * surrounding blanks are ignored. The RangeReduce names take settings after a colon,
+     * surrounding blanks are ignored. {@code remixdb} takes its idle-merge settings after a colon,
+     * {@code remixdb:idleMergeRuns=5,idleMergeScanned=0.05,budget=1}
+     * ({@link RemixDbPolicy.Builder#idleMergeRuns}, {@link RemixDbPolicy.Builder#idleMergeScanned},
+     * {@link RemixDbPolicy.Builder#optionalWriteBudget}). The RangeReduce names take settings after a colon,
      * {@code rangereduce:budget=0.3,rho=0.2}: {@code budget} ({@link RangeReducePolicy.Builder#budget},
      * a share or {@code unlimited}) and {@code rho} ({@link RangeReducePolicy.Builder#rho}).
      *
@@ -33,6 +36,9 @@ public final class CompactionPolicies {
             case "garnering", "garnering+rangereduce" -> GarneringPolicy.defaults();
             default -> throw new IllegalArgumentException("no compaction policy named '" + name + "'; one of " + NAMES);
         };
+        if (n.equals("remixdb") && settings != null) {
+            return remixDb(settings, name);
+        }
         if (!n.endsWith("rangereduce")) {
             if (settings != null) {
                 throw new IllegalArgumentException("policy '" + n + "' takes no settings: " + name);
@@ -57,6 +63,35 @@ public final class CompactionPolicies {
             }
         }
         return b.build();
+    }
+
+    /** {@code remixdb:idleMergeRuns=5,idleMergeScanned=0.05,budget=1} (keys in any case). */
+    private static RemixDbPolicy remixDb(String settings, String name) {
+        RemixDbPolicy.Builder b = RemixDbPolicy.builder();
+        for (String pair : settings.split(",")) {
+            String[] kv = pair.split("=", 2);
+            String key = kv[0].trim();
+            if (kv.length != 2) {
+                throw new IllegalArgumentException("setting '" + pair.trim() + "' of '" + name + "' needs a value");
+            }
+            String value = kv[1].trim();
+            switch (key) {
+                case "idlemergeruns" -> b.idleMergeRuns(integer(value, name));
+                case "idlemergescanned" -> b.idleMergeScanned(number(value, name));
+                case "budget" -> b.optionalWriteBudget(number(value, name));
+                default -> throw new IllegalArgumentException("unknown setting '" + key + "' in '" + name
+                        + "'; remixdb takes idleMergeRuns, idleMergeScanned and budget");
+            }
+        }
+        return b.build();
+    }
+
+    private static int integer(String value, String name) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + value + "' in '" + name + "' is not a whole number", e);
+        }
     }
 
     private static double number(String value, String name) {

@@ -128,8 +128,7 @@ class RangeReducePolicyTest {
         PartitionStats p = partition(KEYS / 5, 0, 2000, 8000);
         assertEquals(RemixDbPolicy.defaults().plan(p), rr.requiredPlan(p));
         assertEquals(0.1, rr.optionalWriteBudget());
-        // The default policy merges idle partitions only for their runs (RemixDbIdleMergeTest): these
-        // five runs were scanned too little for that, whatever their debt.
+        assertEquals(0.0, RemixDbPolicy.defaults().optionalWriteBudget(), "no optional work without RangeReduce");
         assertFalse(RemixDbPolicy.defaults().mergeIdle(idle(KEYS / 5, 0, 2000, 8000)));
         assertEquals(0.5, RangeReducePolicy.builder(RemixDbPolicy.defaults()).budget(0.5).build().optionalWriteBudget());
         assertThrows(IllegalArgumentException.class, () -> RangeReducePolicy.builder(RemixDbPolicy.defaults()).budget(-1));

@@ -10,8 +10,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The default policy's idle merges: a partition of many overlapping runs that scans keep walking is
- * merged whole when no memtable waits, and nothing else is.
+ * RemixDB's idle merges ({@link RemixDbPolicy#withIdleMerges()}): a partition of many overlapping
+ * runs that scans keep walking is merged whole when no memtable waits, and nothing else is; the
+ * plain defaults never do it.
  */
 class RemixDbIdleMergeTest {
     private static final long MIB = 1 << 20;
@@ -40,7 +41,7 @@ class RemixDbIdleMergeTest {
 
     @Test
     void manyRunsThatScansWalkAreMerged() {
-        RemixDbPolicy policy = RemixDbPolicy.defaults();
+        RemixDbPolicy policy = RemixDbPolicy.withIdleMerges();
         PartitionStats five = idle(5, 2, 0);
         assertEquals(5, five.runTables().length, "two tables of one run and four overlapping ones");
         long enough = (long) Math.ceil(0.05 * keys(five));
@@ -49,6 +50,8 @@ class RemixDbIdleMergeTest {
         assertFalse(policy.mergeIdle(idle(5, 2, enough - 1)), "scans walked less than 5% of it");
         assertFalse(policy.mergeIdle(idle(4, 2, keys(idle(4, 2, 0)))), "four runs: below the default of five");
         assertFalse(policy.mergeIdle(idle(1, 6, keys(idle(1, 6, 0)))), "one run of six tables: nothing to gain");
+        assertFalse(RemixDbPolicy.defaults().mergeIdle(idle(9, 1, enough * 2)), "off in the plain defaults");
+        assertEquals(0.0, RemixDbPolicy.defaults().optionalWriteBudget(), "no budget: the engine never looks");
     }
 
     @Test
@@ -58,7 +61,7 @@ class RemixDbIdleMergeTest {
         for (int i = 0; i < 5; i++) {
             tables.add(new TableStats(10_000, 100));
         }
-        RemixDbPolicy policy = RemixDbPolicy.defaults();
+        RemixDbPolicy policy = RemixDbPolicy.withIdleMerges();
         assertFalse(policy.mergeIdle(new PartitionStats(tables, 0, 0, 0, 0, 0, 0, TARGET, 0,
                 RemixDbPolicy.IDLE_MERGE_MIN_SCANNED - 1)));
         assertTrue(policy.mergeIdle(new PartitionStats(tables, 0, 0, 0, 0, 0, 0, TARGET, 400,
@@ -70,9 +73,9 @@ class RemixDbIdleMergeTest {
         PartitionStats base = idle(6, 1, 10 * PER_TABLE);
         PartitionStats withNew = new PartitionStats(base.tables(), 8 * MIB, 8 * MIB / 100, 0, 0, 0, 0, TARGET, 0,
                 10 * PER_TABLE);
-        assertTrue(RemixDbPolicy.defaults().mergeIdle(base));
-        assertFalse(RemixDbPolicy.defaults().mergeIdle(withNew));
-        assertFalse(RemixDbPolicy.defaults().mergeIdle(new PartitionStats(List.of(), 0, 0, 0, 0, 0, 0, TARGET, 0,
+        assertTrue(RemixDbPolicy.withIdleMerges().mergeIdle(base));
+        assertFalse(RemixDbPolicy.withIdleMerges().mergeIdle(withNew));
+        assertFalse(RemixDbPolicy.withIdleMerges().mergeIdle(new PartitionStats(List.of(), 0, 0, 0, 0, 0, 0, TARGET, 0,
                 10 * PER_TABLE)), "no tables");
     }
 
@@ -82,15 +85,16 @@ class RemixDbIdleMergeTest {
         assertFalse(RemixDbPolicy.builder().idleMergeRuns(0).build().mergeIdle(p), "0 turns them off");
         assertFalse(RemixDbPolicy.builder().idleMergeRuns(7).build().mergeIdle(p));
         assertTrue(RemixDbPolicy.builder().idleMergeRuns(2).build().mergeIdle(idle(2, 1, keys(idle(2, 1, 0)))));
-        assertFalse(RemixDbPolicy.builder().idleMergeScanned(0.5).build().mergeIdle(p));
-        assertTrue(RemixDbPolicy.builder().idleMergeScanned(0.2).build().mergeIdle(p));
+        assertFalse(RemixDbPolicy.builder().idleMergeRuns(5).idleMergeScanned(0.5).build().mergeIdle(p));
+        assertTrue(RemixDbPolicy.builder().idleMergeRuns(5).idleMergeScanned(0.2).build().mergeIdle(p));
 
-        RemixDbPolicy defaults = RemixDbPolicy.defaults();
-        assertEquals(5, defaults.idleMergeRuns());
-        assertEquals(0.05, defaults.idleMergeScanned());
-        assertEquals(1.0, defaults.optionalWriteBudget());
-        assertEquals(0.0, RemixDbPolicy.builder().optionalWriteBudget(0).build().optionalWriteBudget());
-        assertTrue(defaults.toString().contains("idleMergeRuns=5"), defaults.toString());
+        RemixDbPolicy merging = RemixDbPolicy.withIdleMerges();
+        assertEquals(RemixDbPolicy.IDLE_MERGE_RUNS, merging.idleMergeRuns());
+        assertEquals(0.05, merging.idleMergeScanned());
+        assertEquals(1.0, merging.optionalWriteBudget());
+        assertEquals(0, RemixDbPolicy.defaults().idleMergeRuns());
+        assertEquals(0.0, RemixDbPolicy.builder().idleMergeRuns(5).optionalWriteBudget(0).build().optionalWriteBudget());
+        assertTrue(merging.toString().contains("idleMergeRuns=5"), merging.toString());
 
         assertThrows(IllegalArgumentException.class, () -> RemixDbPolicy.builder().idleMergeRuns(1));
         assertThrows(IllegalArgumentException.class, () -> RemixDbPolicy.builder().idleMergeRuns(64));
@@ -104,7 +108,22 @@ class RemixDbIdleMergeTest {
     @Test
     void rangeReduceKeepsTheBasePolicysIdleMerges() {
         PartitionStats runs = idle(6, 1, keys(idle(6, 1, 0)));
-        assertTrue(RangeReducePolicy.over(RemixDbPolicy.defaults()).mergeIdle(runs), "no debt, but many runs");
-        assertFalse(RangeReducePolicy.over(RemixDbPolicy.builder().idleMergeRuns(0).build()).mergeIdle(runs));
+        assertTrue(RangeReducePolicy.over(RemixDbPolicy.withIdleMerges()).mergeIdle(runs), "no debt, but many runs");
+        assertFalse(RangeReducePolicy.over(RemixDbPolicy.defaults()).mergeIdle(runs));
+    }
+
+    @Test
+    void namedSettings() {
+        RemixDbPolicy named = (RemixDbPolicy) CompactionPolicies.named(" RemixDB: idleMergeRuns=6, idleMergeScanned=0.1, budget=2 ");
+        assertEquals(6, named.idleMergeRuns());
+        assertEquals(0.1, named.idleMergeScanned());
+        assertEquals(2.0, named.optionalWriteBudget());
+        assertEquals(RemixDbPolicy.defaults(), CompactionPolicies.named("remixdb"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("remixdb:idleMergeRuns=5.5"))
+                .getMessage().contains("whole number"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("remixdb:rho=0.1"))
+                .getMessage().contains("idleMergeRuns"));
+        assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("remixdb:idleMergeRuns=1"));
+        assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("remixdb:budget"));
     }
 }

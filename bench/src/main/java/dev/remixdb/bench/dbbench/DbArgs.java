@@ -100,9 +100,10 @@ public final class DbArgs {
             + "(no copies) instead of key()/value(); the check reads the views. RocksDB's iterator copies as always.")
     boolean scanViews;
 
-    @Option(names = "--policy", paramLabel = "NAME", defaultValue = "remixdb",
-            description = "RemixDB's compaction policy: remixdb, garnering, rangereduce or garnering+rangereduce. "
-                    + "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--policy", paramLabel = "NAME", defaultValue = "default",
+            description = "RemixDB's compaction policy: remixdb, garnering, rangereduce or garnering+rangereduce "
+                    + "(settings after a colon, as in remixdb:idleMergeRuns=5). Default: the store's own, remixdb, "
+                    + "with idle merges of scanned partitions under --direct-io.")
     String policy;
 
     @Option(names = "--io-engine", paramLabel = "ENGINE", defaultValue = "auto",
@@ -200,7 +201,9 @@ public final class DbArgs {
         }
         String policyName = policy.trim().toLowerCase(java.util.Locale.ROOT);
         try {
-            dev.remixdb.compaction.CompactionPolicies.named(policyName);
+            if (!policyName.equals("default")) {
+                dev.remixdb.compaction.CompactionPolicies.named(policyName);
+            }
         } catch (IllegalArgumentException e) {
             throw new UsageException("--policy: " + e.getMessage());
         }

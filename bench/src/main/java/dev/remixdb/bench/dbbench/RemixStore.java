@@ -20,7 +20,7 @@ final class RemixStore implements Store {
 
     /** The options the benchmark opens RemixDB with. */
     static Options options(DbOptions o) {
-        return Options.builder()
+        Options.Builder b = Options.builder()
                 .memtableBytes(o.remixMemtableMb() << 20)
                 .blockCacheBytes(o.cacheMb() << 20)
                 .syncWrites(false)
@@ -29,9 +29,11 @@ final class RemixStore implements Store {
                     case "filechannel" -> dev.remixdb.IoEngine.FILE_CHANNEL;
                     default -> dev.remixdb.IoEngine.AUTO;
                 })
-                .directIo(o.directIo())
-                .compactionPolicy(dev.remixdb.compaction.CompactionPolicies.named(o.policy()))
-                .build();
+                .directIo(o.directIo());
+        if (!o.policy().equals("default")) {
+            b.compactionPolicy(dev.remixdb.compaction.CompactionPolicies.named(o.policy()));
+        }
+        return b.build();
     }
 
     /** Every option of RemixDB as the benchmark sets it, with the default next to it. */
@@ -48,9 +50,18 @@ final class RemixStore implements Store {
         out.add(new Setting("compression", String.valueOf(set.compression()), String.valueOf(def.compression())));
         out.add(new Setting("ioEngine", String.valueOf(set.ioEngine()), String.valueOf(def.ioEngine())));
         out.add(new Setting("directIo", String.valueOf(set.directIo()), String.valueOf(def.directIo())));
-        out.add(new Setting("compactionPolicy", o.policy(), "remixdb"));
+        out.add(new Setting("compactionPolicy", policyName(o, set), policyName(o, def)));
         out.add(new Setting("abortFraction", String.valueOf(set.abortFraction()), String.valueOf(def.abortFraction())));
         return out;
+    }
+
+    /** The policy's name as --policy would give it (the store's default shown as what it is). */
+    private static String policyName(DbOptions o, Options set) {
+        if (!o.policy().equals("default")) {
+            return o.policy();
+        }
+        return set.compactionPolicy() == dev.remixdb.compaction.RemixDbPolicy.withIdleMerges()
+                ? "remixdb:idleMergeRuns=" + dev.remixdb.compaction.RemixDbPolicy.IDLE_MERGE_RUNS : "remixdb";
     }
 
     static RemixStore open(Path dir, DbOptions o) throws Exception {
