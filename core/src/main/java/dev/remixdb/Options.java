@@ -154,8 +154,9 @@ public final class Options {
      * Whether table files are read with direct I/O ({@code O_DIRECT}): the page cache is bypassed, so
      * the block cache is the only cache of table data and its budget is the store's memory for reads;
      * reads that miss it go to the device. Needs the io_uring engine; where io_uring cannot run the
-     * store reads through the page cache and its log line says so. Writes are not affected. Default:
-     * false.
+     * store reads through the page cache and its log line says so. Writes are not affected. Unless a
+     * compaction policy is chosen, direct I/O also selects {@link RemixDbPolicy#withIdleMerges()}
+     * (see {@link #compactionPolicy()}). Default: false.
      */
     public boolean directIo() {
         return directIo;

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Idle merges: a partition that scans keep meeting with debt (RangeReduce), or with many runs (the
- * default policy), but that no write reaches, is merged by the compactor on its own while no
+ * Idle merges: a partition that scans keep meeting with debt (RangeReduce), or with many runs
+ * ({@code RemixDbPolicy.withIdleMerges()}), but that no write reaches, is merged by the compactor on its own while no
  * memtable waits; and the running budget of optional bytes bounds both those merges and the ones
  * RangeReduce adds at flushes.
  */
@@ -98,7 +98,7 @@ class IdleMergeTest {
         }
     }
 
-    /** Waits up to 20 s (the compactor looks every second) for {@code n} idle merges. */
+    /** Waits up to 20 s (the compactor looks every 50 ms here) for {@code n} idle merges. */
     private static Stats awaitIdleMerges(RemixDB db, long n) throws InterruptedException {
         long deadline = System.nanoTime() + 20_000_000_000L;
         Stats s = db.stats();
@@ -216,6 +216,44 @@ class IdleMergeTest {
             }
             assertEquals(0, db.stats().compactions().idle(), db.stats().toString());
             assertEquals(4, db.stats().tables());
+            assertSame(model, db);
+        }
+    }
+
+    @Test
+    void onePartitionPerCompactionThreadPerPass() throws Exception {
+        // 64 KiB tables and one compaction thread: a load of 6,000 keys splits into partitions of
+        // two tables, then five flushes over every key give each partition five more runs.
+        Options options = Options.builder().memtableBytes(4 << 20).tableBytes(64 << 10).compactionThreads(1)
+                .compactionPolicy(RemixDbPolicy.withIdleMerges()).build();
+        try (RemixDB db = RemixDB.open(dir, options)) {
+            NavigableMap<String, byte[]> model = new TreeMap<>();
+            Random random = new Random(7);
+            for (int round = 0; round < 7; round++) {
+                for (int i = round % 2; i < 6000; i += round == 0 ? 1 : 2) {
+                    byte[] v = new byte[80];
+                    random.nextBytes(v);
+                    db.put(key(i), v);
+                    model.put(new String(key(i), StandardCharsets.UTF_8), v);
+                }
+                db.compactMemtable();
+            }
+            Stats before = db.stats();
+            int partitions = before.partitions();
+            assertTrue(partitions >= 3, "several partitions to merge: " + before);
+            scanAll(db);
+            // Passes come at least 50 ms apart and each installs what it merged at once: with one
+            // thread the count must go up one partition at a time. (Without the cap the first pass
+            // merged every candidate the budget allowed, three here.)
+            long seen = 0;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (seen < 3 && System.nanoTime() < deadline) {
+                long now = db.stats().compactions().idle();
+                assertTrue(now <= seen + 1, "one pass merged " + (now - seen) + " partitions with one thread");
+                seen = now;
+                Thread.sleep(2);
+            }
+            assertEquals(3, seen, "three partitions merged, one per pass: " + db.stats());
             assertSame(model, db);
         }
     }

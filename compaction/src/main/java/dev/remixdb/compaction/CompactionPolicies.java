@@ -68,6 +68,8 @@ public final class CompactionPolicies {
     /** {@code remixdb:idleMergeRuns=5,idleMergeScanned=0.05,budget=1} (keys in any case). */
     private static RemixDbPolicy remixDb(String settings, String name) {
         RemixDbPolicy.Builder b = RemixDbPolicy.builder();
+        boolean runs = false;
+        boolean other = false;
         for (String pair : settings.split(",")) {
             String[] kv = pair.split("=", 2);
             String key = kv[0].trim();
@@ -76,12 +78,26 @@ public final class CompactionPolicies {
             }
             String value = kv[1].trim();
             switch (key) {
-                case "idlemergeruns" -> b.idleMergeRuns(integer(value, name));
-                case "idlemergescanned" -> b.idleMergeScanned(number(value, name));
-                case "budget" -> b.optionalWriteBudget(number(value, name));
+                case "idlemergeruns" -> {
+                    int n = integer(value, name);
+                    b.idleMergeRuns(n);
+                    runs = n > 0;
+                }
+                case "idlemergescanned" -> {
+                    b.idleMergeScanned(number(value, name));
+                    other = true;
+                }
+                case "budget" -> {
+                    b.optionalWriteBudget(number(value, name));
+                    other = true;
+                }
                 default -> throw new IllegalArgumentException("unknown setting '" + key + "' in '" + name
                         + "'; remixdb takes idleMergeRuns, idleMergeScanned and budget");
             }
+        }
+        if (other && !runs) {
+            throw new IllegalArgumentException("'" + name + "': idleMergeScanned and budget do nothing without"
+                    + " idleMergeRuns > 0");
         }
         return b.build();
     }

@@ -38,8 +38,9 @@ package dev.remixdb.compaction;
  * <p><b>Partitions that are only read.</b> A flush asks about the partitions it writes into. A
  * partition that scans keep meeting but writes do not reach is merged by itself when no memtable
  * waits for compaction ({@link #mergeIdle}): the same test, items 1 to 4, and the merged partition
- * must not have more tables than it has now. The base policy's own idle merges (the default's, of
- * partitions with many runs) stay, under this policy's budget.
+ * must not have more tables than it has now. The base policy's own idle merges
+ * ({@link RemixDbPolicy#withIdleMerges()}'s, of partitions with many runs) stay, under this policy's
+ * budget.
  *
  * <p><b>The budget.</b> Every byte RangeReduce adds is optional work: at a flush, the merge beyond
  * the base plan (the tables the base plan would have left alone), and every idle merge. The engine

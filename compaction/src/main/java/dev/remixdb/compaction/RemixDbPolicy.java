@@ -139,8 +139,9 @@ public final class RemixDbPolicy implements CompactionPolicy {
 
     /**
      * Whether a partition that no new data reaches should be merged whole now because scans keep
-     * walking its many runs (see the class Javadoc). The merged partition never has more tables
-     * than now, even if nothing is dropped.
+     * walking its many runs (see the class Javadoc). Even if no stale version were dropped, the
+     * merged partition has at most {@link #maxTables()} tables (or no more than now): a larger one is
+     * a Split's business, at its next flush.
      */
     @Override
     public boolean mergeIdle(PartitionStats p) {
@@ -150,7 +151,7 @@ public final class RemixDbPolicy implements CompactionPolicy {
         }
         long scanned = p.scanSkipped() + p.scanReturned();
         return scanned >= IDLE_MERGE_MIN_SCANNED && scanned >= idleMergeScanned * p.tableKeys()
-                && MajorEstimate.of(p, n).worstTables() <= n;
+                && MajorEstimate.of(p, n).worstTables() <= Math.max(n, maxTables);
     }
 
     /**
@@ -359,8 +360,8 @@ public final class RemixDbPolicy implements CompactionPolicy {
         /**
          * How many bytes idle merges may write, as a share of what the store's compactions write
          * without them: the bound on what {@link #idleMergeRuns(int)} can cost. 0 turns idle merges
-         * off. Default: 1 (idle merges write at most as much as the required compactions did);
-         * unused while {@link #idleMergeRuns(int)} is 0.
+         * off. Default: 1 (idle merges write at most as much as the store's tables at open plus what
+         * the required compactions wrote since); unused while {@link #idleMergeRuns(int)} is 0.
          *
          * @param share finite, {@code >= 0}
          * @return this builder

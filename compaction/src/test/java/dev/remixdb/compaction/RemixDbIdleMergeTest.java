@@ -55,6 +55,27 @@ class RemixDbIdleMergeTest {
     }
 
     @Test
+    void theMergedPartitionMustFitMaxTablesEvenWithNothingDropped() {
+        // Six overlapping full tables of versions of the same keys: merged they are one table, but a
+        // merge that dropped nothing would write six, within maxTables (10).
+        List<TableStats> six = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            six.add(new TableStats(TARGET, PER_TABLE));
+        }
+        PartitionStats stale = new PartitionStats(six, 0, 0, 0, 5 * PER_TABLE, 0, 0, TARGET, 0, 6 * PER_TABLE);
+        assertTrue(RemixDbPolicy.withIdleMerges().mergeIdle(stale));
+        // Five tables holding twelve tables' worth of bytes (were nothing dropped): too big to merge.
+        List<TableStats> big = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            big.add(new TableStats(TARGET * 12 / 5, PER_TABLE * 12 / 5));
+        }
+        assertFalse(RemixDbPolicy.withIdleMerges().mergeIdle(
+                new PartitionStats(big, 0, 0, 0, 0, 0, 0, TARGET, 0, 12 * PER_TABLE)));
+        assertTrue(RemixDbPolicy.builder().idleMergeRuns(5).maxTables(12).build().mergeIdle(
+                new PartitionStats(big, 0, 0, 0, 0, 0, 0, TARGET, 0, 12 * PER_TABLE)), "maxTables 12: it fits");
+    }
+
+    @Test
     void smallPartitionsNeedTheFloorOfScannedEntries() {
         // Five runs of 100 entries each: 5% would be 25 entries, but the floor is 1,000.
         List<TableStats> tables = new ArrayList<>();
@@ -125,5 +146,7 @@ class RemixDbIdleMergeTest {
                 .getMessage().contains("idleMergeRuns"));
         assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("remixdb:idleMergeRuns=1"));
         assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("remixdb:budget"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> CompactionPolicies.named("remixdb:budget=2"))
+                .getMessage().contains("idleMergeRuns > 0"));
     }
 }

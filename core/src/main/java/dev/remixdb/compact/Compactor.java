@@ -122,8 +122,10 @@ public final class Compactor {
                     compact(s);
                 } else {
                     // Nothing waits for compaction: the time for work a policy wants on its own.
-                    mergeIdle(s);
                     nextIdleCheck = System.nanoTime() + idleCheckNanos;
+                    if (!mergeIdleOrBackOff(s)) {
+                        nextIdleCheck = System.nanoTime() + IDLE_FAILURE_BACKOFF_NANOS;
+                    }
                 }
             } catch (Throwable t) {
                 failure = t;
@@ -428,16 +430,37 @@ public final class Compactor {
         return true;
     }
 
+    /** How long the compactor waits before looking for idle merges again after one failed. */
+    private static final long IDLE_FAILURE_BACKOFF_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    /**
+     * {@link #mergeIdle}, where an exception does not fail the store: an idle merge is optional work
+     * the user never asked for, so a full disk or a bad block it meets must not make the store refuse
+     * writes. Its output is discarded (by {@link #collect}), the failure is logged, and false tells
+     * the caller to wait a while before the next try. Errors (out of memory) still fail the store.
+     */
+    private boolean mergeIdleOrBackOff(ReadState s) {
+        try {
+            mergeIdle(s);
+            return true;
+        } catch (Exception e) {
+            System.getLogger(Compactor.class.getName()).log(System.Logger.Level.WARNING,
+                    "an idle merge failed; the store goes on without it and tries again in a minute", e);
+            return false;
+        }
+    }
+
     /**
      * Merges whole the partitions the policy wants merged although no new data reaches them
-     * ({@code CompactionPolicy.mergeIdle}), the most indebted first, as far as the optional-write
-     * budget allows, and installs the result without a memtable. A partition is asked again only
+     * ({@code CompactionPolicy.mergeIdle}), the most indebted first (then those with the most runs),
+     * at most one per compaction thread per pass and as far as the optional-write budget allows, and
+     * installs the result without a memtable. A partition the policy declined is asked again only
      * after more scans have met it.
      */
     private void mergeIdle(ReadState s) throws Exception {
         long start = System.nanoTime();
         Version version = s.version();
-        record Candidate(int index, double debt, long bytes) {}
+        record Candidate(int index, double debt, int runs, long bytes) {}
         List<Candidate> candidates = new ArrayList<>();
         for (int i = 0; i < version.partitionCount(); i++) {
             Partition p = version.partition(i);
@@ -448,7 +471,8 @@ public final class Compactor {
             PartitionStats stats = stats(p, 0, 0, 0, 0);
             if (config.policy().mergeIdle(stats)) {
                 long debt = Math.min(stats.tableKeys(), stats.staleKeys() + stats.tombstoneKeys());
-                candidates.add(new Candidate(i, (double) debt / Math.max(1, stats.tableKeys()), stats.tableBytes()));
+                candidates.add(new Candidate(i, (double) debt / Math.max(1, stats.tableKeys()), stats.runTables().length,
+                        stats.tableBytes()));
             } else {
                 p.idleAskedAt(scanned);
             }
@@ -456,14 +480,21 @@ public final class Compactor {
         if (candidates.isEmpty()) {
             return;
         }
-        candidates.sort(Comparator.comparingDouble(Candidate::debt).reversed());
+        candidates.sort(Comparator.comparingDouble(Candidate::debt).thenComparingInt(Candidate::runs).reversed());
         boolean[] merge = new boolean[version.partitionCount()];
+        // One partition per compaction thread per pass: a memtable that freezes meanwhile waits for
+        // the pass (and so do close() and compactMemtable()), so a pass must not rewrite the whole
+        // store. The others are asked again at the next pass.
+        int room = config.compactionThreads();
         for (Candidate c : candidates) {
-            if (!takeOptional(c.bytes())) {
-                // Over budget: the rest waits until compactions have written more.
+            if (room == 0) {
                 break;
             }
-            merge[c.index()] = true;
+            // Over budget: it waits until compactions have written more; a smaller one may fit.
+            if (takeOptional(c.bytes())) {
+                merge[c.index()] = true;
+                room--;
+            }
         }
         // Submitted in key order: the results are collected in that order.
         List<Future<PartitionJob.Result>> jobs = new ArrayList<>();

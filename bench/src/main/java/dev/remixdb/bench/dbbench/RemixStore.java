@@ -50,7 +50,7 @@ final class RemixStore implements Store {
         out.add(new Setting("compression", String.valueOf(set.compression()), String.valueOf(def.compression())));
         out.add(new Setting("ioEngine", String.valueOf(set.ioEngine()), String.valueOf(def.ioEngine())));
         out.add(new Setting("directIo", String.valueOf(set.directIo()), String.valueOf(def.directIo())));
-        out.add(new Setting("compactionPolicy", policyName(o, set), policyName(o, def)));
+        out.add(new Setting("compactionPolicy", policyName(o, set), "remixdb"));
         out.add(new Setting("abortFraction", String.valueOf(set.abortFraction()), String.valueOf(def.abortFraction())));
         return out;
     }
