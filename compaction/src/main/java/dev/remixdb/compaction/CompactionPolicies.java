@@ -2,6 +2,7 @@ package dev.remixdb.compaction;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.function.BiConsumer;
 
 /** The built-in policies by name, for command lines and configuration files. */
 public final class CompactionPolicies {
@@ -46,60 +47,51 @@ public final class CompactionPolicies {
             return base;
         }
         RangeReducePolicy.Builder b = RangeReducePolicy.builder(base);
-        if (settings != null) {
-            for (String pair : settings.split(",")) {
-                String[] kv = pair.split("=", 2);
-                String key = kv[0].trim();
-                if (kv.length != 2) {
-                    throw new IllegalArgumentException("setting '" + pair.trim() + "' of '" + name + "' needs a value");
-                }
-                String value = kv[1].trim();
-                switch (key) {
-                    case "budget" -> b.budget(value.equals("unlimited") ? Double.POSITIVE_INFINITY : number(value, name));
-                    case "rho" -> b.rho(number(value, name));
-                    default -> throw new IllegalArgumentException("unknown setting '" + key + "' in '" + name
-                            + "'; RangeReduce takes budget and rho");
-                }
+        forEachSetting(settings, name, (key, value) -> {
+            switch (key) {
+                case "budget" -> b.budget(value.equals("unlimited") ? Double.POSITIVE_INFINITY : number(value, name));
+                case "rho" -> b.rho(number(value, name));
+                default -> throw new IllegalArgumentException("unknown setting '" + key + "' in '" + name
+                        + "'; RangeReduce takes budget and rho");
             }
-        }
+        });
         return b.build();
     }
 
     /** {@code remixdb:idleMergeRuns=5,idleMergeScanned=0.05,budget=1} (keys in any case). */
     private static RemixDbPolicy remixDb(String settings, String name) {
         RemixDbPolicy.Builder b = RemixDbPolicy.builder();
-        boolean runs = false;
-        boolean other = false;
-        for (String pair : settings.split(",")) {
-            String[] kv = pair.split("=", 2);
-            String key = kv[0].trim();
-            if (kv.length != 2) {
-                throw new IllegalArgumentException("setting '" + pair.trim() + "' of '" + name + "' needs a value");
-            }
-            String value = kv[1].trim();
+        boolean[] tuned = {false};
+        forEachSetting(settings, name, (key, value) -> {
             switch (key) {
-                case "idlemergeruns" -> {
-                    int n = integer(value, name);
-                    b.idleMergeRuns(n);
-                    runs = n > 0;
-                }
-                case "idlemergescanned" -> {
-                    b.idleMergeScanned(number(value, name));
-                    other = true;
-                }
-                case "budget" -> {
-                    b.optionalWriteBudget(number(value, name));
-                    other = true;
-                }
+                case "idlemergeruns" -> b.idleMergeRuns(integer(value, name));
+                case "idlemergescanned" -> b.idleMergeScanned(number(value, name));
+                case "budget" -> b.optionalWriteBudget(number(value, name));
                 default -> throw new IllegalArgumentException("unknown setting '" + key + "' in '" + name
                         + "'; remixdb takes idleMergeRuns, idleMergeScanned and budget");
             }
-        }
-        if (other && !runs) {
+            tuned[0] |= !key.equals("idlemergeruns");
+        });
+        RemixDbPolicy policy = b.build();
+        if (tuned[0] && policy.idleMergeRuns() == 0) {
             throw new IllegalArgumentException("'" + name + "': idleMergeScanned and budget do nothing without"
                     + " idleMergeRuns > 0");
         }
-        return b.build();
+        return policy;
+    }
+
+    /** Hands each {@code key=value} of a comma-separated {@code settings} (null: none) to {@code setting}. */
+    private static void forEachSetting(String settings, String name, BiConsumer<String, String> setting) {
+        if (settings == null) {
+            return;
+        }
+        for (String pair : settings.split(",")) {
+            String[] kv = pair.split("=", 2);
+            if (kv.length != 2) {
+                throw new IllegalArgumentException("setting '" + pair.trim() + "' of '" + name + "' needs a value");
+            }
+            setting.accept(kv[0].trim(), kv[1].trim());
+        }
     }
 
     private static int integer(String value, String name) {

@@ -121,8 +121,8 @@ public final class RangeReducePolicy implements CompactionPolicy {
     @Override
     public boolean mergeIdle(PartitionStats p) {
         int n = p.tableCount();
-        return n > 0 && p.newKeys() == 0 && debtWorthMerging(p) && MajorEstimate.of(p, n).worstTables() <= n
-                || base.mergeIdle(p);
+        boolean debt = n > 0 && p.newKeys() == 0 && debtWorthMerging(p) && MajorEstimate.of(p, n).worstTables() <= n;
+        return debt || base.mergeIdle(p);
     }
 
     /** {@return the optional bytes allowed, a share of what compactions write without them} */
