@@ -41,6 +41,9 @@ final class CacheShard {
 
     private long hits;
     private long misses;
+    /** Lookups that loaded their block themselves, and those of them that waited long for it. */
+    private long loads;
+    private long slowLoads;
 
     /** No block: keys are never negative ({@link BlockCache#MAX_FILE_ID}). */
     private static final long EMPTY = -1;
@@ -65,6 +68,7 @@ final class CacheShard {
             slot = takeSlot();
         }
         MemorySegment view = slot.asSlice(0, size);
+        long start = System.nanoTime();
         try {
             loader.load(view);
         } catch (IOException | RuntimeException | Error e) {
@@ -73,7 +77,12 @@ final class CacheShard {
             }
             throw e;
         }
+        long took = System.nanoTime() - start;
         synchronized (this) {
+            loads++;
+            if (took >= BlockCache.SLOW_LOAD_NANOS) {
+                slowLoads++;
+            }
             cache.checkOpen();
             CachedBlock raced = find(key);
             if (raced != null) {
@@ -208,6 +217,14 @@ final class CacheShard {
 
     synchronized long misses() {
         return misses;
+    }
+
+    synchronized long loads() {
+        return loads;
+    }
+
+    synchronized long slowLoads() {
+        return slowLoads;
     }
 
     synchronized long blocks() {

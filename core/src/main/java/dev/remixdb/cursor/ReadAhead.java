@@ -4,6 +4,7 @@ import dev.remixdb.cache.BlockCache;
 
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Whether a scan should fetch the next block of every run at once when it starts ({@link
@@ -11,7 +12,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * blocks are missing from the cache often enough that scans wait on the disk: with the data in the
  * cache, asking the cache about every run's next block costs time and saves none. The cache's
  * hits and misses are sampled every {@value #SAMPLE} questions; more than one miss in a hundred
- * lookups turns read-ahead on.
+ * lookups turns read-ahead on, if most blocks read by lookups themselves since the last sample (or
+ * at the last sample that had such reads) were {@linkplain BlockCache#slowLoads() slow}.
+ *
+ * <p>Why the second test: a block missing from the block cache may still be in the page cache,
+ * where a {@code pread} on the scan's own thread takes a few microseconds, less than the trip of a
+ * batch through the io_uring thread and back. Data read that way (a store in memory whose block
+ * cache is still cold, micro1's first scans) ran at 0.64x the scans per second of the same pass
+ * without read-ahead; its reads took 2 us on average. A device read takes longer (51 us with
+ * direct I/O on the benchmark machine's disk, about 10 us on a fast NVMe drive), and there
+ * overlapping a scan's reads pays. Most reads, not their mean: a read that waited for the CPU or a
+ * GC pause should not turn read-ahead on for page-cache data.
  *
  * <p>The system property {@code remixdb.scanReadAhead} ({@code auto}, {@code always},
  * {@code never}) overrides the choice, for benchmarks and tests. Thread-safe.
@@ -23,10 +34,14 @@ public final class ReadAhead {
     private final boolean parallel;
     private final Boolean forced;
     private final AtomicLong asked = new AtomicLong();
-    private final java.util.concurrent.atomic.LongAdder blocks = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder blocks = new LongAdder();
     private volatile boolean on;
     private long lastHits;
     private long lastMisses;
+    private long lastLoads;
+    private long lastSlowLoads;
+    /** Whether the last sample with blocking reads found them slow enough; until then, assumed so. */
+    private boolean slowLoads = true;
 
     /** Read-ahead over {@code cache}; {@code parallelReads}: the reader overlaps a batch's reads. */
     public ReadAhead(BlockCache cache, boolean parallelReads) {
@@ -73,6 +88,13 @@ public final class ReadAhead {
         long m = misses - lastMisses;
         lastHits = hits;
         lastMisses = misses;
-        on = m * 100 > h + m;
+        long loads = cache.loads();
+        long slow = cache.slowLoads();
+        if (loads > lastLoads) {
+            slowLoads = (slow - lastSlowLoads) * 2 > loads - lastLoads;
+        }
+        lastLoads = loads;
+        lastSlowLoads = slow;
+        on = slowLoads && m * 100 > h + m;
     }
 }
