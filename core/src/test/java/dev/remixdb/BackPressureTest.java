@@ -37,7 +37,7 @@ class BackPressureTest {
     static final class SlowPolicy implements CompactionPolicy {
         private final CompactionPolicy inner;
         private final long sleepMillis;
-        private final CountDownLatch gate;
+        private volatile CountDownLatch gate;
         final AtomicInteger plans = new AtomicInteger();
 
         SlowPolicy(long sleepMillis, CountDownLatch gate) {
@@ -48,6 +48,11 @@ class BackPressureTest {
             this.inner = inner;
             this.sleepMillis = sleepMillis;
             this.gate = gate;
+        }
+
+        /** Plans from now on wait for {@code next} (the old gate stays as it is). */
+        void gate(CountDownLatch next) {
+            gate = next;
         }
 
         @Override

@@ -52,7 +52,7 @@ class CloseReleasesTest {
     }
 
     @Test
-    @Timeout(120)
+    @Timeout(300)
     void closeReleasesFilesLockAndThreads() throws Exception {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
@@ -105,7 +105,7 @@ class CloseReleasesTest {
      * chunk at least), so leaking even one memtable per round would add tens of megabytes.
      */
     @Test
-    @Timeout(120)
+    @Timeout(300)
     void closeReturnsNativeMemory() throws Exception {
         long seed = System.nanoTime();
         String java = ProcessHandle.current().info().command().orElse("java");

@@ -102,7 +102,7 @@ class ConcurrencyTest {
     // ------------------------------------------------------------------ readers and writers
 
     @Test
-    @Timeout(120)
+    @Timeout(300)
     void readersSeeConsistentSnapshotsWhileWritersAndCompactionsRun() throws Exception {
         long seed = System.nanoTime();
         AtomicLongArray started = new AtomicLongArray(WRITERS);
@@ -350,7 +350,7 @@ class ConcurrencyTest {
      * and the put that was refused is not.
      */
     @Test
-    @Timeout(120)
+    @Timeout(300)
     void closeDuringUseGivesClosedExceptionAndKeepsAcknowledgedWrites() throws Exception {
         long seed = System.nanoTime();
         for (int round = 0; round < 12; round++) {
@@ -463,7 +463,7 @@ class ConcurrencyTest {
     // ------------------------------------------------------------------ synced writes
 
     @Test
-    @Timeout(60)
+    @Timeout(300)
     void concurrentSyncedWritesAllSucceed() throws Exception {
         int threads = 8;
         int perThread = 150;

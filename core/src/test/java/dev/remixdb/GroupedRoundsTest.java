@@ -46,12 +46,11 @@ class GroupedRoundsTest {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         String where = "seed " + seed + ", " + maxFrozen + " frozen";
-        CountDownLatch gate = new CountDownLatch(1);
+        BackPressureTest.SlowPolicy policy = new BackPressureTest.SlowPolicy(
+                RemixDbPolicy.builder().maxTables(4).abortBelowFraction(1.0).build(), 3, new CountDownLatch(0));
         Options options = Options.builder().memtableBytes(32 * 1024).tableBytes(32 * 1024)
                 .blockCacheBytes(256 * 1024).maxFrozenMemtables(maxFrozen).abortFraction(0.5)
-                .compactionPolicy(new BackPressureTest.SlowPolicy(
-                        RemixDbPolicy.builder().maxTables(4).abortBelowFraction(1.0).build(), 3, gate))
-                .build();
+                .compactionPolicy(policy).build();
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
         ExecutorService writer = Executors.newSingleThreadExecutor();
         try (RemixDB db = RemixDB.open(dir, options)) {
@@ -60,6 +59,9 @@ class GroupedRoundsTest {
                 // Range deletes in the middle pass only: a partition that meets one is merged whole,
                 // so the passes without them are where minor, major and aborted partitions span members.
                 boolean ranges = pass == 1;
+                // Each pass's first round waits at its own gate (opened below, before the next).
+                CountDownLatch gate = new CountDownLatch(1);
+                policy.gate(gate);
                 Future<?> writes = writer.submit(() -> {
                     for (int i = 0; i < ops; i++) {
                         write(db, model, rnd, i, ranges, i < ops / 2);
@@ -78,7 +80,6 @@ class GroupedRoundsTest {
                 gate.countDown();
                 writes.get(60, TimeUnit.SECONDS);
                 check(db, model, where + " after pass " + pass);
-                gate = new CountDownLatch(1);
             }
             db.compactMemtable();
             check(db, model, where + " once compacted");

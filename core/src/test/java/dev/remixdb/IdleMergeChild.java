@@ -6,6 +6,7 @@ import dev.remixdb.compaction.RemixDbPolicy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.NavigableMap;
 
 /**
@@ -67,7 +68,10 @@ public final class IdleMergeChild {
                         }
                     }
                     Thread.sleep(20);
-                    Files.writeString(idleFile, Long.toString(db.stats().compactions().idle()));
+                    // Renamed into place: a kill during the write must not leave the file empty.
+                    Path tmp = idleFile.resolveSibling(idleFile.getFileName() + ".tmp");
+                    Files.writeString(tmp, Long.toString(db.stats().compactions().idle()));
+                    Files.move(tmp, idleFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 }
             }
         }

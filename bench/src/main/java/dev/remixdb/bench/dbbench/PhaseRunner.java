@@ -544,6 +544,7 @@ final class PhaseRunner {
         BitSet rewritten = new BitSet((int) o.keys());
         long[] writerOps = {0};
         Throwable[] writerError = {null};
+        CountDownLatch writing = new CountDownLatch(1);
         Histogram writerHist = new Histogram(3);
         KeyChooser writerKeys = chooser(index, 1_000);
         Thread writer = new Thread(() -> {
@@ -559,15 +560,21 @@ final class PhaseRunner {
                     writerHist.recordValue(System.nanoTime() - t0);
                     rewritten.set((int) i);
                     writerOps[0]++;
+                    writing.countDown();
                 }
             } catch (Throwable e) {
                 writerError[0] = e;
+            } finally {
+                writing.countDown();
             }
         }, storeName + "-writer");
         long w0 = System.nanoTime();
         writer.start();
         Outcome readers;
         try {
+            // The reads are measured while the writer writes: on two cores a short read phase
+            // could otherwise end before the writer's thread first ran.
+            writing.await();
             readers = parallel(p, o.threads(), o.reads(), (t, ops, h, ticker) -> {
                 KeyChooser chooser = chooser(index, t);
                 byte[] key = new byte[Keys.BYTES];
