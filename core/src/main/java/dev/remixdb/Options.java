@@ -23,6 +23,7 @@ public final class Options {
     private final boolean syncWrites;
     private final long walFlushMillis;
     private final int maxFrozenMemtables;
+    private final boolean frozenInCacheRoom;
     private final int compactionThreads;
     private final long tableBytes;
     private final Compression compression;
@@ -38,6 +39,7 @@ public final class Options {
         this.syncWrites = b.syncWrites;
         this.walFlushMillis = b.walFlushMillis;
         this.maxFrozenMemtables = b.maxFrozenMemtables;
+        this.frozenInCacheRoom = b.frozenInCacheRoom;
         this.compactionThreads = b.compactionThreads;
         this.tableBytes = b.tableBytes;
         this.compression = b.compression;
@@ -74,6 +76,22 @@ public final class Options {
      */
     public int maxFrozenMemtables() {
         return maxFrozenMemtables;
+    }
+
+    /**
+     * Whether full memtables may also wait for compaction in the block cache's unused room: beyond
+     * {@link #maxFrozenMemtables()}, more may be frozen (8 at most in all) while their native memory,
+     * with the active memtable's, fits in what the cache has not taken of {@link #blockCacheBytes()}
+     * ({@link Stats#blockCacheBytes()} is what it has taken; it only grows). A bulk load or a restore
+     * into a store whose cache is still empty then keeps writing while a long compaction runs, and
+     * the store's memtables and cache together stay within the memory they would take with the cache
+     * full. Once the cache has grown, the limit is {@link #maxFrozenMemtables()} again, and writers
+     * wait (or are slowed) until compaction has taken the extra ones: until then, memory can exceed
+     * the two budgets by the memtables that were frozen in the cache's room. Default: false. The
+     * Kafka Streams store turns it on (its restores write into an empty cache).
+     */
+    public boolean frozenInCacheRoom() {
+        return frozenInCacheRoom;
     }
 
     /** Off-heap bytes of the block cache shared by all tables. Default: 256 MiB. */
@@ -170,13 +188,13 @@ public final class Options {
         };
         return new EngineConfig(memtableBytes, syncWrites, compactionThreads, tableBytes,
                 TableOptions.DEFAULT.withCompression(blocks), policy, abortFraction, blockCacheBytes, walFlushMillis,
-                maxFrozenMemtables, BlockReaders.Kind.valueOf(ioEngine.name()), directIo);
+                maxFrozenMemtables, frozenInCacheRoom, BlockReaders.Kind.valueOf(ioEngine.name()), directIo);
     }
 
     @Override
     public String toString() {
         return "Options[memtableBytes=" + memtableBytes + ", blockCacheBytes=" + blockCacheBytes
-                + ", maxFrozenMemtables=" + maxFrozenMemtables
+                + ", maxFrozenMemtables=" + maxFrozenMemtables + ", frozenInCacheRoom=" + frozenInCacheRoom
                 + ", syncWrites=" + syncWrites + ", walFlushMillis=" + walFlushMillis
                 + ", compactionThreads=" + compactionThreads
                 + ", tableBytes=" + tableBytes + ", compression=" + compression
@@ -190,6 +208,7 @@ public final class Options {
         private boolean syncWrites;
         private long walFlushMillis = 1;
         private int maxFrozenMemtables = 2;
+        private boolean frozenInCacheRoom;
         private int compactionThreads = 2;
         private long tableBytes = 64L << 20;
         private Compression compression = Compression.NONE;
@@ -272,6 +291,12 @@ public final class Options {
                 throw new IllegalArgumentException("maxFrozenMemtables must be 1..8: " + count);
             }
             this.maxFrozenMemtables = count;
+            return this;
+        }
+
+        /** See {@link Options#frozenInCacheRoom()}. */
+        public Builder frozenInCacheRoom(boolean allowed) {
+            this.frozenInCacheRoom = allowed;
             return this;
         }
 

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -58,8 +59,11 @@ final class Store implements AutoCloseable {
         this.cache = r.cache();
         this.counters = new Counters();
         Supplier<ClosedException> closedError = this::closedError;
+        // The cache's memory only grows (slots are reused, never unmapped), so its room only shrinks.
+        BlockCache c = r.cache();
+        LongSupplier cacheRoom = config.frozenInCacheRoom() ? () -> Math.max(0, c.capacityBytes() - c.memoryBytes()) : null;
         this.versions = new VersionSet(dir, r.nextFileNumber(), r.mem(), r.version(), config.maxFrozenMemtables(),
-                counters, closedError);
+                cacheRoom, counters, closedError);
         r.mem().release();
         r.version().release();
         this.writes = new WritePipeline(config, versions, dir, counters, r.wal(), r.lastSeq(), closedError);

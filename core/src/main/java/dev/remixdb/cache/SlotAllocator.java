@@ -27,7 +27,8 @@ final class SlotAllocator {
     private MemorySegment chunk = MemorySegment.NULL;
     private long chunkUsed;
     private long carved;
-    private long nativeBytes;
+    /** Written under the lock, read without it: the engine asks for it at every write group (see BlockCache#memoryBytes). */
+    private volatile long nativeBytes;
     /** The next chunk within the budget, being prepared; null when none is. */
     private PreparedMemory next;
 
@@ -87,7 +88,7 @@ final class SlotAllocator {
         free[freeCount++] = slot;
     }
 
-    synchronized long nativeBytes() {
+    long nativeBytes() {
         return nativeBytes;
     }
 

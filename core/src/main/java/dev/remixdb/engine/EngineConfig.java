@@ -18,10 +18,11 @@ import dev.remixdb.table.TableOptions;
  * @param walFlushMillis    how long a write not synced may wait in the WAL's buffer; 0: written before
  *                          the call returns
  * @param maxFrozenMemtables full memtables that may wait for compaction at once before writers stall
+ * @param frozenInCacheRoom  whether more may wait in the block cache's unused room (see {@code Options})
  * @param ioEngine          how table files are read
  * @param directIo          whether table files are read past the page cache (io_uring only)
  */
 public record EngineConfig(long memtableBytes, boolean syncWrites, int compactionThreads, long tableBytes,
                            TableOptions tableOptions, CompactionPolicy policy, double abortFraction,
                            long blockCacheBytes, long walFlushMillis, int maxFrozenMemtables,
-                           BlockReaders.Kind ioEngine, boolean directIo) {}
+                           boolean frozenInCacheRoom, BlockReaders.Kind ioEngine, boolean directIo) {}

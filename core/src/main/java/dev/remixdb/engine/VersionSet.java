@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -36,6 +37,11 @@ public final class VersionSet {
     private final Supplier<? extends RuntimeException> closedError;
     private final AtomicLong nextFile;
     private final int maxFrozen;
+    /** The block cache's unused bytes, where more memtables may wait frozen; null: none may. */
+    private final LongSupplier cacheRoom;
+
+    /** The most memtables that may wait frozen, whatever room the cache has. */
+    public static final int MAX_FROZEN = 8;
     /** User bytes per second the last compaction of a memtable took in; 0 before the first. */
     private volatile double drainBytesPerSecond;
 
@@ -75,9 +81,21 @@ public final class VersionSet {
      */
     public VersionSet(StoreDirectory dir, long nextFileNumber, MemtableRef mem, Version version, int maxFrozen,
                       Counters counters, Supplier<? extends RuntimeException> closedError) {
+        this(dir, nextFileNumber, mem, version, maxFrozen, null, counters, closedError);
+    }
+
+    /**
+     * As above; {@code cacheRoom}, if not null, gives the bytes the block cache has not taken yet,
+     * where memtables beyond {@code maxFrozen} may wait frozen (up to {@value #MAX_FROZEN} in all):
+     * while their memory and the active memtable's fit in it. Its answer must never grow, so that no
+     * stalled writer needs waking when it changes (a cache's memory only grows).
+     */
+    public VersionSet(StoreDirectory dir, long nextFileNumber, MemtableRef mem, Version version, int maxFrozen,
+                      LongSupplier cacheRoom, Counters counters, Supplier<? extends RuntimeException> closedError) {
         if (maxFrozen < 1) {
             throw new IllegalArgumentException("at least one frozen memtable: " + maxFrozen);
         }
+        this.cacheRoom = cacheRoom;
         this.dir = dir;
         this.counters = counters;
         this.closedError = closedError;
@@ -198,14 +216,31 @@ public final class VersionSet {
 
     // ------------------------------------------------------------------ memtable switches (write queue head)
 
-    /** Whether another memtable may be frozen now. */
+    /**
+     * Whether another memtable may be frozen now: fewer than {@code maxFrozen} wait, or (with the
+     * cache's room) the memtables frozen beyond {@code maxFrozen} and the active one, which would
+     * join them, fit in the room the block cache has not taken, {@value #MAX_FROZEN} frozen at most.
+     */
     boolean canFreeze() {
-        return current.frozenCount() < maxFrozen;
+        ReadState s = current;
+        int n = s.frozenCount();
+        if (n < maxFrozen) {
+            return true;
+        }
+        if (cacheRoom == null || n >= MAX_FROZEN) {
+            return false;
+        }
+        MemtableRef[] frozen = s.frozenArray();  // newest first: the ones beyond maxFrozen
+        long bytes = s.mem().memtable().memoryBytes();
+        for (int i = 0; i < n - maxFrozen; i++) {
+            bytes += frozen[i].memtable().memoryBytes();
+        }
+        return bytes <= cacheRoom.getAsLong();
     }
 
     /** Whether every frozen slot is taken: compaction is behind the writers. */
     boolean frozenFull() {
-        return current.frozenCount() >= maxFrozen;
+        return !canFreeze();
     }
 
     /** User bytes per second the compactor absorbed memtables at, lately; 0 before the first compaction. */

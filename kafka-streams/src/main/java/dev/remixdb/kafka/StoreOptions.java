@@ -15,6 +15,12 @@ import java.util.Map;
  * multiply. These match the built-in RocksDB store's budget instead: a 16 MiB memtable (RocksDB:
  * 16 MiB write buffers), a 50 MiB block cache (RocksDB: 50 MiB), one compaction thread.
  *
+ * <p>Full memtables may also wait for compaction in the block cache's unused room
+ * ({@link Options#frozenInCacheRoom()}): a restore writes into a store whose cache is still empty,
+ * and with three more 16 MiB memtables waiting (96 MiB of memtables against RocksDB's 48 MiB of
+ * write buffers plus its 50 MiB cache) it keeps writing while compaction catches up. Once the
+ * task processes and its reads fill the cache, the limit is two frozen memtables again.
+ *
  * <p>WAL: {@code syncWrites(false)}. The changelog topic is the store's real log, so no write needs
  * to reach the disk on its own; what must be durable is each commit, and the store calls
  * {@link dev.remixdb.RemixDB#sync()} once per commit, after writing the offsets. The WAL itself stays
@@ -36,6 +42,7 @@ final class StoreOptions {
                 .memtableBytes(MEMTABLE_BYTES)
                 .blockCacheBytes(BLOCK_CACHE_BYTES)
                 .compactionThreads(1)
+                .frozenInCacheRoom(true)
                 .syncWrites(false);
     }
 

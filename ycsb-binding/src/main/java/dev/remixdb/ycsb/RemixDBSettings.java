@@ -27,6 +27,7 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
     static final String SYNC = "remixdb.sync";
     static final String COMPRESSION = "remixdb.compression";
     static final String COMPACTION_THREADS = "remixdb.compaction_threads";
+    static final String FROZEN_IN_CACHE_ROOM = "remixdb.frozen_in_cache_room";
     static final String MAX_TABLES = "remixdb.compaction.max_tables";
     static final String SPLIT_TABLES = "remixdb.compaction.split_tables";
     static final String ABORT_BELOW = "remixdb.compaction.abort_below";
@@ -35,7 +36,7 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
     static final String PRINT_STATS = "remixdb.print_stats";
 
     private static final Set<String> KNOWN = Set.of(DIR, MEMTABLE_SIZE, CACHE_SIZE, TABLE_SIZE, SYNC,
-            COMPRESSION, COMPACTION_THREADS, MAX_TABLES, SPLIT_TABLES, ABORT_BELOW, RUN_COST, JMX, PRINT_STATS);
+            COMPRESSION, COMPACTION_THREADS, FROZEN_IN_CACHE_ROOM, MAX_TABLES, SPLIT_TABLES, ABORT_BELOW, RUN_COST, JMX, PRINT_STATS);
 
     /**
      * Reads the settings.
@@ -80,6 +81,9 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
         if ((v = p.getProperty(COMPACTION_THREADS)) != null) {
             b.compactionThreads(integer(COMPACTION_THREADS, v));
         }
+        if ((v = p.getProperty(FROZEN_IN_CACHE_ROOM)) != null) {
+            b.frozenInCacheRoom(bool(FROZEN_IN_CACHE_ROOM, v));
+        }
         b.compactionPolicy(policy(p));
         boolean printStats = (v = p.getProperty(PRINT_STATS)) != null && bool(PRINT_STATS, v);
         try {
@@ -99,6 +103,7 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
                 + "\n  " + SYNC + "=" + o.syncWrites()
                 + "\n  " + COMPRESSION + "=" + o.compression().name().toLowerCase(Locale.ROOT)
                 + "\n  " + COMPACTION_THREADS + "=" + o.compactionThreads()
+                + "\n  " + FROZEN_IN_CACHE_ROOM + "=" + o.frozenInCacheRoom()
                 + "\n  compaction policy: " + o.compactionPolicy()
                 + "\n  abort fraction: " + o.abortFraction()
                 + "\n  " + PRINT_STATS + "=" + printStats;

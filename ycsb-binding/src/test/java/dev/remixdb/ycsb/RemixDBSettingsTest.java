@@ -42,7 +42,8 @@ class RemixDBSettingsTest {
                 "remixdb.compression", "LZ4", "remixdb.compaction_threads", "1",
                 "remixdb.compaction.max_tables", "8", "remixdb.compaction.split_tables", "3",
                 "remixdb.compaction.abort_below", "0.25", "remixdb.compaction.run_cost", "0.5",
-                "remixdb.jmx", "false")).options();
+                "remixdb.jmx", "false", "remixdb.frozen_in_cache_room", "true")).options();
+        assertTrue(o.frozenInCacheRoom());
         assertEquals(32L << 20, o.memtableBytes());
         assertEquals(1L << 30, o.blockCacheBytes());
         assertEquals(8L << 20, o.tableBytes());
@@ -72,6 +73,7 @@ class RemixDBSettingsTest {
     void malformedAndUnknownPropertiesAreNamed() {
         assertTrue(error(props("remixdb.dir", "d", "remixdb.cache_size", "lots")).startsWith("remixdb.cache_size"));
         assertTrue(error(props("remixdb.dir", "d", "remixdb.sync", "yes")).startsWith("remixdb.sync"));
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.frozen_in_cache_room", "1")).startsWith("remixdb.frozen_in_cache_room"));
         assertTrue(error(props("remixdb.dir", "d", "remixdb.compression", "zstd")).startsWith("remixdb.compression"));
         assertTrue(error(props("remixdb.dir", "d", "remixdb.cachesize", "1g")).contains("[remixdb.cachesize]"));
         assertTrue(error(props("remixdb.dir", "d", "remixdb.compaction.max_tables", "2",
