@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 8 at most. Every write is there afterwards, and after a reopen.
  */
 class FrozenInCacheRoomTest {
-    /** A memtable reserves memory in 2 MiB chunks: one such chunk, and its point index, per memtable here. */
+    /** A memtable reserves memory in 2 MiB chunks: here one or two such chunks (one may be prepared ahead) and its point index. */
     private static final long MEMTABLE = 1 << 20;
     /** Room for more than six such memtables: the limit of 8 applies. */
     private static final long LARGE_CACHE = 32L << 20;
@@ -82,11 +82,12 @@ class FrozenInCacheRoomTest {
             for (;;) {
                 assertTrue(writer.isAlive(), "the writer finished without stopping: raise the key count");
                 assertTrue(System.nanoTime() < deadline, "the writer never stopped");
-                if (writer.getState() == Thread.State.WAITING) {
+                if (stalled(writer)) {
                     int before = written.get();
+                    int frozen = db.stats().frozenMemtables();
                     Thread.sleep(100);
-                    if (writer.getState() == Thread.State.WAITING && written.get() == before) {
-                        return db.stats().frozenMemtables();
+                    if (stalled(writer) && written.get() == before && db.stats().frozenMemtables() == frozen) {
+                        return frozen;
                     }
                 }
                 Thread.sleep(5);
@@ -99,6 +100,19 @@ class FrozenInCacheRoomTest {
     }
 
     /** Keys 0 to {@code to - 1} with their values and nothing else, by one scan; a sample by get. */
+    /** Whether the writer waits for room to freeze a memtable (not for the WAL or for memory). */
+    private static boolean stalled(Thread writer) {
+        if (writer.getState() != Thread.State.WAITING) {
+            return false;
+        }
+        for (StackTraceElement e : writer.getStackTrace()) {
+            if (e.getMethodName().equals("awaitRoomToFreeze")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static void assertAll(RemixDB db, int to) {
         try (Cursor c = db.cursor()) {
             c.seekToFirst();

@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.LongAdder;
  * blocks are missing from the cache often enough that scans wait on the disk: with the data in the
  * cache, asking the cache about every run's next block costs time and saves none. The cache's
  * hits and misses are sampled every {@value #SAMPLE} questions; more than one miss in a hundred
- * lookups turns read-ahead on, if most blocks read by lookups themselves since the last sample (or
- * at the last sample that had such reads) were {@linkplain BlockCache#slowLoads() slow}.
+ * lookups turns read-ahead on, if most blocks read by lookups themselves since the last judgement
+ * were {@linkplain BlockCache#slowLoads() slow}; it is judged again once at least {@value #MIN_LOADS}
+ * such reads have accumulated.
  *
  * <p>Why the second test: a block missing from the block cache may still be in the page cache,
  * where a {@code pread} on the scan's own thread takes a few microseconds, less than the trip of a
@@ -29,6 +30,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class ReadAhead {
     private static final int SAMPLE = 1024;
+    /** Blocking reads needed to judge again whether misses are slow; fewer carry over to the next sample. */
+    static final int MIN_LOADS = 32;
 
     private final BlockCache cache;
     private final boolean parallel;
@@ -88,13 +91,16 @@ public final class ReadAhead {
         long m = misses - lastMisses;
         lastHits = hits;
         lastMisses = misses;
-        long loads = cache.loads();
+        // Slow ones first: a load finishing between the two reads then counts as a load, not as slow.
         long slow = cache.slowLoads();
-        if (loads > lastLoads) {
+        long loads = cache.loads();
+        // Judged again only on enough blocking reads: with read-ahead on, most misses are read
+        // ahead, and a sample of a few loads (blocks the kernel happened to have) must not decide.
+        if (loads - lastLoads >= MIN_LOADS) {
             slowLoads = (slow - lastSlowLoads) * 2 > loads - lastLoads;
+            lastLoads = loads;
+            lastSlowLoads = slow;
         }
-        lastLoads = loads;
-        lastSlowLoads = slow;
         on = slowLoads && m * 100 > h + m;
     }
 }

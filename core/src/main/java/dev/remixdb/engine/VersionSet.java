@@ -21,7 +21,8 @@ import java.util.function.Supplier;
 
 /**
  * The store's current {@link ReadState} and how it changes (LevelDB's {@code VersionSet}): a full
- * memtable is frozen ({@link #freeze}; up to {@code maxFrozen} wait at once), compaction takes the
+ * memtable is frozen ({@link #freeze}; up to {@code maxFrozen} wait at once, more in the block
+ * cache's room when the store allows it: {@link #canFreeze}), compaction takes the
  * oldest ones ({@link #awaitFrozen}) and installs the version that absorbed them ({@link #install}:
  * MANIFEST, then the new state, then obsolete files).
  * It also hands out file numbers, and holds the store's write failure: once the WAL or a
@@ -238,7 +239,7 @@ public final class VersionSet {
         return bytes <= cacheRoom.getAsLong();
     }
 
-    /** Whether every frozen slot is taken: compaction is behind the writers. */
+    /** Whether no more memtables may be frozen now ({@link #canFreeze}): compaction is behind the writers. */
     boolean frozenFull() {
         return !canFreeze();
     }
@@ -318,13 +319,17 @@ public final class VersionSet {
 
     /**
      * Freezes the active memtable: {@code fresh} takes the writes from now on, and the compactor
-     * is woken for the old one. Only when {@link #canFreeze()}.
+     * is woken for the old one. Only after the write queue's head found {@link #canFreeze()}.
      */
     void freeze(MemtableRef fresh) {
         lock.lock();
         try {
             ReadState s = current;
-            if (!canFreeze()) {
+            // The head decided with canFreeze(); only the hard bound is checked again here. The
+            // cache's room and the active memtable's memory may have grown since (a reader's miss,
+            // a compaction's re-insert), and the WAL has already been switched: failing now would
+            // fail the write for a limit that is only a target.
+            if (s.frozenCount() >= (cacheRoom == null ? maxFrozen : Math.max(MAX_FROZEN, maxFrozen))) {
                 throw new IllegalStateException("every frozen slot is taken: " + s);
             }
             MemtableRef[] old = s.frozenArray();

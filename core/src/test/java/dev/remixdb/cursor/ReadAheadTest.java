@@ -73,6 +73,22 @@ class ReadAheadTest {
     }
 
     @Test
+    void aFewFastReadsDoNotOverturnIt() throws IOException {
+        try (BlockCache cache = new BlockCache(64L << 20)) {
+            ReadAhead ra = new ReadAhead(cache, true);
+            assertTrue(afterMisses(cache, ra, 0, 50, takes(60)));
+            // With read-ahead on, most misses are read ahead; a handful read by lookups themselves,
+            // fast because the kernel had them, must not turn it off.
+            for (int b = 1000; b < 1040; b++) {
+                cache.reserve(1, b, SIZE).abort();
+            }
+            assertTrue(afterMisses(cache, ra, 2000, ReadAhead.MIN_LOADS - 1, dst -> dst.fill((byte) 1)));
+            // Enough of them do: together with the ones before, most of the recent reads were fast.
+            assertTrue(!afterMisses(cache, ra, 3000, ReadAhead.MIN_LOADS, dst -> dst.fill((byte) 1)));
+        }
+    }
+
+    @Test
     void fewMissesOrASerialReaderNeverReadAhead() throws IOException {
         try (BlockCache cache = new BlockCache(64L << 20)) {
             ReadAhead serial = new ReadAhead(cache, false);

@@ -17,9 +17,9 @@ import java.util.Map;
  *
  * <p>Full memtables may also wait for compaction in the block cache's unused room
  * ({@link Options#frozenInCacheRoom()}): a restore writes into a store whose cache is still empty,
- * and with three more 16 MiB memtables waiting (96 MiB of memtables against RocksDB's 48 MiB of
- * write buffers plus its 50 MiB cache) it keeps writing while compaction catches up. Once the
- * task processes and its reads fill the cache, the limit is two frozen memtables again.
+ * and one or two more memtables may wait in it while compaction catches up (a full 16 MiB memtable
+ * reserves about 20-25 MiB: its 2 MiB chunks, entry headers and point index). Once the task
+ * processes and its reads fill the cache, the limit is two frozen memtables again.
  *
  * <p>WAL: {@code syncWrites(false)}. The changelog topic is the store's real log, so no write needs
  * to reach the disk on its own; what must be durable is each commit, and the store calls
