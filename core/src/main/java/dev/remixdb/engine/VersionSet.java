@@ -33,6 +33,9 @@ import java.util.function.Supplier;
  * calls out to the pipeline, so the two locks are always taken in that order.
  */
 public final class VersionSet {
+    /** The most memtables that may wait frozen, whatever room the cache has. */
+    public static final int MAX_FROZEN = 8;
+
     private final StoreDirectory dir;
     private final Counters counters;
     private final Supplier<? extends RuntimeException> closedError;
@@ -41,8 +44,6 @@ public final class VersionSet {
     /** The block cache's unused bytes, where more memtables may wait frozen; null: none may. */
     private final LongSupplier cacheRoom;
 
-    /** The most memtables that may wait frozen, whatever room the cache has. */
-    public static final int MAX_FROZEN = 8;
     /** User bytes per second the last compaction of a memtable took in; 0 before the first. */
     private volatile double drainBytesPerSecond;
 
