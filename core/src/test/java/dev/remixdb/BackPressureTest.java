@@ -72,7 +72,8 @@ class BackPressureTest {
         return String.format("key-%06d", (i * 7919) % 20_000).getBytes(StandardCharsets.UTF_8);
     }
 
-    private static byte[] value(int i) {
+    /** A 100-byte value that names {@code i}; also used by {@link FrozenInCacheRoomTest}. */
+    static byte[] value(int i) {
         byte[] v = new byte[100];
         v[0] = (byte) i;
         v[1] = (byte) (i >> 8);

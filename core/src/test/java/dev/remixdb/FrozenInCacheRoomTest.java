@@ -39,14 +39,6 @@ class FrozenInCacheRoomTest {
         return String.format("key-%07d", i).getBytes(StandardCharsets.UTF_8);
     }
 
-    private static byte[] value(int i) {
-        byte[] v = new byte[100];
-        v[0] = (byte) i;
-        v[1] = (byte) (i >> 8);
-        v[2] = (byte) (i >> 16);
-        return v;
-    }
-
     private static Options options(long cache, boolean inCacheRoom, BackPressureTest.SlowPolicy policy) {
         return Options.builder().memtableBytes(MEMTABLE).tableBytes(MEMTABLE).blockCacheBytes(cache)
                 .maxFrozenMemtables(2).frozenInCacheRoom(inCacheRoom).compactionPolicy(policy).build();
@@ -70,7 +62,7 @@ class FrozenInCacheRoomTest {
         Thread writer = Thread.ofPlatform().start(() -> {
             try {
                 for (int i = from; i < to; i++) {
-                    db.put(key(i), value(i));
+                    db.put(key(i), BackPressureTest.value(i));
                     written.incrementAndGet();
                 }
             } catch (Throwable t) {
@@ -119,13 +111,13 @@ class FrozenInCacheRoomTest {
             for (int i = 0; i < to; i++) {
                 assertTrue(c.isValid(), "the scan ends before key " + i);
                 assertArrayEquals(key(i), c.key());
-                assertArrayEquals(value(i), c.value(), "key " + i);
+                assertArrayEquals(BackPressureTest.value(i), c.value(), "key " + i);
                 c.next();
             }
             assertTrue(!c.isValid(), "the scan goes past key " + (to - 1));
         }
         for (int i = 0; i < to; i += 97) {
-            assertArrayEquals(value(i), db.get(key(i)), "key " + i);
+            assertArrayEquals(BackPressureTest.value(i), db.get(key(i)), "key " + i);
         }
     }
 
@@ -165,7 +157,7 @@ class FrozenInCacheRoomTest {
             // More data than the cache holds, then read: the cache takes its whole budget.
             int filled = n + 10 * PER_MEMTABLE;
             for (int i = n; i < filled; i++) {
-                db.put(key(i), value(i));
+                db.put(key(i), BackPressureTest.value(i));
             }
             db.compactMemtable();
             assertAll(db, filled);

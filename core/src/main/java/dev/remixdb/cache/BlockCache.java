@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
 
 /**
  * The off-heap cache of table blocks shared by all tables of a store, with a byte budget. Safe for
@@ -231,20 +232,12 @@ public final class BlockCache implements AutoCloseable {
 
     /** Lookups served from the cache. */
     public long hits() {
-        long n = fileHits.sum();
-        for (CacheShard s : shards) {
-            n += s.hits();
-        }
-        return n;
+        return fileHits.sum() + sum(CacheShard::hits);
     }
 
     /** Lookups that called their loader. */
     public long misses() {
-        long n = 0;
-        for (CacheShard s : shards) {
-            n += s.misses();
-        }
-        return n;
+        return sum(CacheShard::misses);
     }
 
     /**
@@ -252,11 +245,7 @@ public final class BlockCache implements AutoCloseable {
      * through {@link #reserve}).
      */
     public long loads() {
-        long n = 0;
-        for (CacheShard s : shards) {
-            n += s.loads();
-        }
-        return n;
+        return sum(CacheShard::loads);
     }
 
     /**
@@ -265,18 +254,19 @@ public final class BlockCache implements AutoCloseable {
      * microseconds each, slow only when the thread was descheduled).
      */
     public long slowLoads() {
-        long n = 0;
-        for (CacheShard s : shards) {
-            n += s.slowLoads();
-        }
-        return n;
+        return sum(CacheShard::slowLoads);
     }
 
     /** Blocks in the cache, pinned or not. */
     public long blockCount() {
+        return sum(CacheShard::blocks);
+    }
+
+    /** A per-shard count summed over the shards. */
+    private long sum(ToLongFunction<CacheShard> count) {
         long n = 0;
         for (CacheShard s : shards) {
-            n += s.blocks();
+            n += count.applyAsLong(s);
         }
         return n;
     }

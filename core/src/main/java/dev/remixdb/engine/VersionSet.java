@@ -229,7 +229,7 @@ public final class VersionSet {
         if (n < maxFrozen) {
             return true;
         }
-        if (cacheRoom == null || n >= MAX_FROZEN) {
+        if (cacheRoom == null || n >= hardLimit()) {
             return false;
         }
         MemtableRef[] frozen = s.frozenArray();  // newest first: the ones beyond maxFrozen
@@ -238,6 +238,11 @@ public final class VersionSet {
             bytes += frozen[i].memtable().memoryBytes();
         }
         return bytes <= cacheRoom.getAsLong();
+    }
+
+    /** The most memtables that may wait frozen whatever the cache's room: what {@link #freeze} enforces. */
+    private int hardLimit() {
+        return cacheRoom == null ? maxFrozen : Math.max(MAX_FROZEN, maxFrozen);
     }
 
     /** Whether no more memtables may be frozen now ({@link #canFreeze}): compaction is behind the writers. */
@@ -330,7 +335,7 @@ public final class VersionSet {
             // cache's room and the active memtable's memory may have grown since (a reader's miss,
             // a compaction's re-insert), and the WAL has already been switched: failing now would
             // fail the write for a limit that is only a target.
-            if (s.frozenCount() >= (cacheRoom == null ? maxFrozen : Math.max(MAX_FROZEN, maxFrozen))) {
+            if (s.frozenCount() >= hardLimit()) {
                 throw new IllegalStateException("every frozen slot is taken: " + s);
             }
             MemtableRef[] old = s.frozenArray();
