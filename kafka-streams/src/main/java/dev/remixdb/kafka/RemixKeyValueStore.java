@@ -68,7 +68,11 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     private final String name;
     private final String metricsScope;
-    private final Position position = Position.emptyPosition();
+    /**
+     * The IQv2 position; also the lock writes and the restore callback take while they move it.
+     * Replaced only by {@link #init}, before anything else can use the store.
+     */
+    private volatile Position position = Position.emptyPosition();
     private final Set<StoreIterator> openIterators = ConcurrentHashMap.newKeySet();
     /** Null unless open: every operation reads it once, so a close in between fails it cleanly. */
     private volatile RemixDB db;
@@ -102,6 +106,11 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return name;
     }
 
+    /** Whether values are in Kafka's timestamped format (see {@link RemixTimestampedKeyValueStore}). */
+    boolean timestampedValues() {
+        return false;
+    }
+
     @Override
     public synchronized void init(StateStoreContext context, StateStore root) {
         if (db != null) {
@@ -123,8 +132,17 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                         "store " + name + " in " + dir + " was not closed cleanly; under exactly-once it may hold"
                                 + " uncommitted writes, so it must be restored from the changelog"));
             }
+            StoreFormat.check(opened, timestampedValues(), name, dir);
             StoreMetadata.markOpen(opened);
-            position.merge(StoreMetadata.position(opened, name));
+            // Everything a previous init of this object left behind is dropped: Kafka re-initialises
+            // the same store object after wiping a corrupted task's state.
+            Position loaded = Position.emptyPosition();
+            loaded.merge(StoreMetadata.position(opened, name));
+            this.position = loaded;
+            this.lastCommitted = null;
+            this.dirty = false;
+            this.restoring = false;
+            this.publishedBatches.set(restoredBatches.get());
         } catch (IOException | RuntimeException e) {
             closeQuietly(opened, e);
             if (e instanceof RuntimeException r) {
@@ -157,6 +175,11 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public void put(Bytes key, byte[] value) {
         Objects.requireNonNull(key, "key cannot be null");
         RemixDB d = open();
+        if (value == null && StoreKeys.tooLong(key)) {
+            deleteAbsent();
+            return;
+        }
+        StoreKeys.checkStorable(name, key.get(), value);
         synchronized (position) {
             try {
                 if (value == null) {
@@ -180,6 +203,7 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             return get(key);
         }
         RemixDB d = open();
+        StoreKeys.checkStorable(name, key.get(), value);
         synchronized (position) {
             byte[] current;
             try {
@@ -200,6 +224,10 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         WriteBatch batch = new WriteBatch();
         for (KeyValue<Bytes, byte[]> e : entries) {
             Objects.requireNonNull(e.key, "key cannot be null");
+            if (e.value == null && StoreKeys.tooLong(e.key)) {
+                continue;  // a key that cannot be stored is absent: nothing to delete
+            }
+            StoreKeys.checkStorable(name, e.key.get(), e.value);
             if (e.value == null) {
                 batch.delete(StoreKeys.data(e.key));
             } else {
@@ -222,6 +250,10 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public byte[] delete(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
         RemixDB d = readable("delete");
+        if (StoreKeys.tooLong(key)) {
+            deleteAbsent();
+            return null;
+        }
         synchronized (position) {
             byte[] stored = StoreKeys.data(key);
             try {
@@ -235,6 +267,16 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
             } catch (IOException | ClosedException e) {
                 throw failure("delete", e);
             }
+        }
+    }
+
+    /**
+     * A delete of a key too long to be stored: it cannot be present, so nothing is written, but the
+     * position moves as for any delete of an absent key.
+     */
+    private void deleteAbsent() {
+        synchronized (position) {
+            wrote();
         }
     }
 
@@ -284,7 +326,9 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public byte[] get(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
         try {
-            return readable("get").get(StoreKeys.data(key));
+            RemixDB d = readable("get");
+            // A key too long to be stored is absent (RemixDB itself refuses to look one up).
+            return StoreKeys.tooLong(key) ? null : d.get(StoreKeys.data(key));
         } catch (ClosedException e) {
             throw failure("get", e);
         }

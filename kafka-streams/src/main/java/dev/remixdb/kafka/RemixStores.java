@@ -10,10 +10,14 @@ import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
  * <pre>{@code
  * builder.addStateStore(Stores.keyValueStoreBuilder(
  *         RemixStores.persistentKeyValueStore("counts"), Serdes.String(), Serdes.Long()));
- * stream.groupByKey().count(Materialized.as(RemixStores.persistentKeyValueStore("counts")));
+ * stream.groupByKey().count(Materialized.as(RemixStores.persistentTimestampedKeyValueStore("counts")));
  * }</pre>
  *
- * To make it the DSL's default, see {@link RemixDslStoreSuppliers}.
+ * The DSL keeps timestamps, so it gets the timestamped store: a plain one works too, wrapped in
+ * Kafka's timestamp adapter, but in Kafka Streams 4.3.1 that adapter fails IQv2 range queries on any
+ * store but RocksDB's (KAFKA-20760). To make RemixDB the DSL's default, see
+ * {@link RemixDslStoreSuppliers}. A store opened as timestamped over a plain store's state converts
+ * it in place (see the module's README).
  */
 public final class RemixStores {
     private RemixStores() {}

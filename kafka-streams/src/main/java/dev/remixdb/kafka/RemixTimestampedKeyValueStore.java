@@ -12,4 +12,9 @@ public class RemixTimestampedKeyValueStore extends RemixKeyValueStore implements
     public RemixTimestampedKeyValueStore(String name, String metricsScope) {
         super(name, metricsScope);
     }
+
+    @Override
+    boolean timestampedValues() {
+        return true;
+    }
 }

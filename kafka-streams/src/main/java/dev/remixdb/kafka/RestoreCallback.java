@@ -63,8 +63,12 @@ final class RestoreCallback implements RecordBatchingStateRestoreCallback {
             batch.clear();
         }
         if (value == null) {
+            if (key.length > StoreKeys.MAX_USER_KEY) {
+                return;  // never stored, so nothing to delete
+            }
             batch.delete(StoreKeys.data(key));
         } else {
+            StoreKeys.checkStorable(store.name(), key, value);
             batch.put(StoreKeys.data(key), value);
         }
     }

@@ -30,7 +30,32 @@ final class StoreKeys {
     /** Just past the last user key (exclusive upper bound). */
     static final byte[] DATA_END = {DATA + 1};
 
+    /** The longest user key: RemixDB's key limit less the namespace byte. */
+    static final int MAX_USER_KEY = dev.remixdb.Options.MAX_KEY_BYTES - 1;
+
     private StoreKeys() {}
+
+    /** Whether {@code key} is too long to be stored, so that it cannot be in the store. */
+    static boolean tooLong(Bytes key) {
+        return key.get().length > MAX_USER_KEY;
+    }
+
+    /**
+     * Throws {@link org.apache.kafka.streams.errors.ProcessorStateException} naming the limit when
+     * the record cannot be stored: a key over {@link #MAX_USER_KEY} bytes or a value over RemixDB's
+     * {@link dev.remixdb.Options#MAX_VALUE_BYTES}. Nothing is written then.
+     */
+    static void checkStorable(String store, byte[] key, byte[] value) {
+        if (key.length > MAX_USER_KEY) {
+            throw new org.apache.kafka.streams.errors.ProcessorStateException("store " + store + " cannot hold a key of "
+                    + key.length + " bytes: the limit is " + MAX_USER_KEY + " (RemixDB's " + dev.remixdb.Options.MAX_KEY_BYTES
+                    + "-byte key limit less the store's namespace byte)");
+        }
+        if (value != null && value.length > dev.remixdb.Options.MAX_VALUE_BYTES) {
+            throw new org.apache.kafka.streams.errors.ProcessorStateException("store " + store + " cannot hold a value of "
+                    + value.length + " bytes: the limit is " + dev.remixdb.Options.MAX_VALUE_BYTES + " (RemixDB's)");
+        }
+    }
 
     /** The stored form of a user key. */
     static byte[] data(Bytes key) {
