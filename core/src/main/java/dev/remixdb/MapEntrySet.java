@@ -4,6 +4,8 @@ import java.util.AbstractSet;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Spliterator;
+import java.util.Spliterators;
 
 /** {@link MapView#entrySet()}: the view's entries, read through on every call; removal writes through. */
 final class MapEntrySet<K, V> extends AbstractSet<Map.Entry<K, V>> {
@@ -16,6 +18,13 @@ final class MapEntrySet<K, V> extends AbstractSet<Map.Entry<K, V>> {
     @Override
     public Iterator<Map.Entry<K, V>> iterator() {
         return new MapIterator<>(map, (k, v) -> map.new Entry(map.keys.decode(k), map.values.decode(v)));
+    }
+
+    /** Weakly consistent like the iterator, and not SIZED (see {@link MapKeySet#spliterator()}). */
+    @Override
+    public Spliterator<Map.Entry<K, V>> spliterator() {
+        return Spliterators.spliteratorUnknownSize(iterator(),
+                Spliterator.ORDERED | Spliterator.DISTINCT | Spliterator.NONNULL | Spliterator.CONCURRENT);
     }
 
     @Override

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.SortedSet;
+import java.util.Spliterator;
+import java.util.Spliterators;
 
 /**
  * The keys of a {@link MapView} as a {@link NavigableSet}, like
@@ -34,6 +36,17 @@ final class MapKeySet<K> extends AbstractSet<K> implements NavigableSet<K> {
     @Override
     public Iterator<K> descendingIterator() {
         return descendingSet().iterator();
+    }
+
+    /**
+     * Weakly consistent like the iterator, and not SIZED: the default spliterator promises the
+     * size read before the walk, and a stream then fails when writers change the range meanwhile.
+     * Not SORTED either: that promises the keys' natural order, which byte[] keys do not have.
+     */
+    @Override
+    public Spliterator<K> spliterator() {
+        return Spliterators.spliteratorUnknownSize(iterator(),
+                Spliterator.ORDERED | Spliterator.DISTINCT | Spliterator.NONNULL | Spliterator.CONCURRENT);
     }
 
     @Override

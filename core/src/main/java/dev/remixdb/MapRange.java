@@ -114,27 +114,30 @@ final class MapRange<K> {
         K newLo = lo;
         boolean newLoInclusive = loInclusive;
         if (hasFrom) {
-            if (lo != null) {
-                int c = order.compare(from, lo);
-                if (c < 0 || (c == 0 && !loInclusive && fromInclusive)) {
-                    throw new IllegalArgumentException("key out of range of this map view: " + from);
-                }
-            }
+            checkBound(from, fromInclusive);
             newLo = from;
             newLoInclusive = fromInclusive;
         }
         K newHi = hi;
         boolean newHiInclusive = hiInclusive;
         if (hasTo) {
-            if (hi != null) {
-                int c = order.compare(to, hi);
-                if (c > 0 || (c == 0 && !hiInclusive && toInclusive)) {
-                    throw new IllegalArgumentException("key out of range of this map view: " + to);
-                }
-            }
+            checkBound(to, toInclusive);
             newHi = to;
             newHiInclusive = toInclusive;
         }
         return new MapRange<>(keys, newLo, newLoInclusive, newHi, newHiInclusive, descending);
+    }
+
+    /**
+     * Refuses a new bound outside this range, against both ends: an inclusive bound must be a key
+     * of the range, an exclusive one may also be one of its exclusive ends (TreeMap's rule). So a
+     * head map's tail map cannot start above the head map's end, as a one-sided check would allow.
+     */
+    private void checkBound(K key, boolean inclusive) {
+        boolean ok = inclusive ? inRange(key)
+                : (lo == null || order.compare(key, lo) >= 0) && (hi == null || order.compare(key, hi) <= 0);
+        if (!ok) {
+            throw new IllegalArgumentException("key out of range of this map view: " + key);
+        }
     }
 }

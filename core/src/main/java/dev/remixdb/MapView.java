@@ -30,6 +30,7 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     private final MapNavigation<K, V> navigation;
 
     private MapView(RemixDB db, KeyCodec<K> keys, ValueCodec<V> values, MapRange<K> range) {
+        db.checkOpen();  // no new view of a closed store
         this.db = db;
         this.keys = keys;
         this.values = values;
@@ -41,7 +42,12 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         return new MapView<>(db, keys, values, MapRange.all(keys));
     }
 
+    /**
+     * Whether {@code key} is in this view's range; throws {@link ClosedException} once the store is
+     * closed, so that a key out of range answers as the store would (every use after close throws).
+     */
     boolean inRange(K key) {
+        db.checkOpen();
         return range.inRange(key);
     }
 
@@ -180,6 +186,21 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         db.checkOpen();
         byte[] lo = range.lowerBytes;
         byte[] hi = range.upperBytes;
+        // A range delete takes only bounds a key could have. A longer bound (the successor of a key
+        // of the greatest length, or a long typed key) holds the same keys as the next key that can
+        // exist after its first Options.MAX_KEY_BYTES bytes; none exists after all-0xFF bytes.
+        if (lo != null && lo.length > Options.MAX_KEY_BYTES) {
+            lo = nextStorableAfterPrefix(lo);
+            if (lo == null) {
+                return;  // no key can be this high
+            }
+        }
+        if (hi != null && hi.length > Options.MAX_KEY_BYTES) {
+            hi = nextStorableAfterPrefix(hi);  // null: every key is below it
+        }
+        if (hi != null && hi.length == 0) {
+            return;  // no key is below the empty key
+        }
         if (lo != null && hi != null && java.util.Arrays.compareUnsigned(lo, hi) >= 0) {
             return;  // an empty range
         }
@@ -188,6 +209,24 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         } catch (IOException e) {
             throw new UncheckedIOException("clear through map view of " + db + " failed", e);
         }
+    }
+
+    /**
+     * The smallest key of at most {@link Options#MAX_KEY_BYTES} bytes above the first that many bytes
+     * of {@code bound}, or null when there is none (they are all 0xFF). For a bound longer than any
+     * key, the keys below it are those below this one, and the keys at or above it those at or above.
+     */
+    static byte[] nextStorableAfterPrefix(byte[] bound) {
+        int i = Options.MAX_KEY_BYTES - 1;
+        while (i >= 0 && bound[i] == (byte) 0xFF) {
+            i--;
+        }
+        if (i < 0) {
+            return null;
+        }
+        byte[] next = Arrays.copyOf(bound, i + 1);
+        next[i]++;
+        return next;
     }
 
     /** Walks the range: O(n), as in {@link java.util.concurrent.ConcurrentSkipListMap}. */
@@ -281,7 +320,15 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
         Objects.requireNonNull(fn, "function must not be null");
-        byte[] k = encodeInRange(key);
+        Objects.requireNonNull(key, "key must not be null");
+        if (!inRange(key)) {
+            // Absent from this view: as Map.compute, a null result leaves the map as it is.
+            if (fn.apply(key, null) == null) {
+                return null;
+            }
+            throw new IllegalArgumentException("key out of range of this map view: " + key);
+        }
+        byte[] k = keys.encode(key);
         return decodeValue(update(k, o -> {
             V old = decodeValue(o);
             V next = fn.apply(key, old);
@@ -295,7 +342,14 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     @Override
     public V computeIfAbsent(K key, Function<? super K, ? extends V> fn) {
         Objects.requireNonNull(fn, "function must not be null");
-        byte[] k = encodeInRange(key);
+        Objects.requireNonNull(key, "key must not be null");
+        if (!inRange(key)) {
+            if (fn.apply(key) == null) {
+                return null;
+            }
+            throw new IllegalArgumentException("key out of range of this map view: " + key);
+        }
+        byte[] k = keys.encode(key);
         return decodeValue(update(k, o -> {
             if (o != null) {
                 return o;
