@@ -25,7 +25,7 @@ if [ "${1:-}" = cold-restore ]; then
   # JIT cold. cold-restore [--runs N] [benchmark arguments, e.g. --records 1000000 --dir /var/tmp]
   shift
   runs=3
-  if [ "${1:-}" = --runs ]; then runs="$2"; shift 2; fi
+  if [ "${1:-}" = --runs ]; then runs="${2:?cold-restore: --runs takes a number}"; shift 2; fi
   for i in $(seq 1 "$runs"); do
     for store in remixdb rocksdb; do
       "$java_bin" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \

@@ -4,6 +4,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -167,7 +168,7 @@ class RemixKeyValueStoreTest {
         List<KeyValue<Bytes, byte[]>> bad = new ArrayList<>();
         bad.add(KeyValue.pair(b(1), new byte[] {1}));
         bad.add(KeyValue.pair(Bytes.wrap(new byte[70_000]), new byte[] {2}));  // over the key limit
-        assertThrows(IllegalArgumentException.class, () -> store.putAll(bad));
+        assertThrows(ProcessorStateException.class, () -> store.putAll(bad));
         assertNull(store.get(b(1)), "nothing of a refused batch is written");
         bad.set(1, KeyValue.pair(null, new byte[] {2}));
         assertThrows(NullPointerException.class, () -> store.putAll(bad));

@@ -121,6 +121,72 @@ class StoreFormatAndLimitsTest {
     }
 
     @Test
+    void aHalfConvertedStoreOpensOnlyAsTimestamped() throws Exception {
+        StoreFixture context = new StoreFixture(dir.toFile());
+        RemixKeyValueStore plain = open(context, "s", false);
+        byte[] big = new byte[64 << 10];
+        int n = (int) (2 * StoreFormat.BATCH_BYTES / big.length) + 3;
+        for (int i = 0; i < n; i++) {
+            plain.put(key(i), big);
+        }
+        plain.close();
+        Path db = context.stateDir().toPath().resolve("s");
+        try (RemixDB d = RemixDB.open(db, StoreOptions.forStore("s", Map.of()))) {
+            StoreFormat.check(d, true, "s", db, 1);  // one batch converted, then a crash
+        }
+
+        // A rollback to the plain supplier now would read half-converted values: refused.
+        RemixKeyValueStore again = new RemixKeyValueStore("s", RemixKeyValueBytesStoreSupplier.METRICS_SCOPE);
+        ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> again.init(context, again));
+        assertTrue(e.getMessage().contains("under way"), e.getMessage());
+
+        RemixKeyValueStore timestamped = open(context, "s", true);
+        for (int i = 0; i < n; i++) {
+            assertEquals(8 + big.length, timestamped.get(key(i)).length, "value " + i);
+        }
+        timestamped.close();
+    }
+
+    @Test
+    void aValueTheTimestampWouldPushOverTheLimitStopsTheUpgradeBeforeAnyChange() {
+        StoreFixture context = new StoreFixture(dir.toFile());
+        RemixKeyValueStore plain = open(context, "s", false);
+        byte[] huge = new byte[Options.MAX_VALUE_BYTES - 4];
+        huge[0] = 42;
+        plain.put(key(1), new byte[] {1});
+        plain.put(key(2), huge);
+        plain.close();
+
+        RemixKeyValueStore timestamped = new RemixTimestampedKeyValueStore("s", RemixKeyValueBytesStoreSupplier.METRICS_SCOPE);
+        ProcessorStateException e = assertThrows(ProcessorStateException.class,
+                () -> timestamped.init(context, timestamped));
+        assertTrue(e.getMessage().contains("Nothing was converted"), e.getMessage());
+
+        plain = open(context, "s", false);
+        assertArrayEquals(new byte[] {1}, plain.get(key(1)));
+        assertEquals(huge.length, plain.get(key(2)).length);
+        plain.close();
+    }
+
+    @Test
+    void aStoreWithoutTheMarkTakesTheFormatOfItsFirstOpenerUnchanged() throws Exception {
+        StoreFixture context = new StoreFixture(dir.toFile());
+        RemixKeyValueStore plain = open(context, "s", false);
+        plain.put(key(1), value(20));
+        plain.close();
+        Path db = context.stateDir().toPath().resolve("s");
+        try (RemixDB d = RemixDB.open(db, StoreOptions.forStore("s", Map.of()))) {
+            d.delete(StoreKeys.meta("format"));  // as an older build left it
+        }
+        RemixKeyValueStore timestamped = open(context, "s", true);
+        assertArrayEquals(value(20), timestamped.get(key(1)), "no mark, no conversion (a warning is logged)");
+        timestamped.close();
+        timestamped = open(context, "s", true);
+        assertArrayEquals(value(20), timestamped.get(key(1)));
+        timestamped.close();
+    }
+
+    @Test
     void aTimestampedStoreOpenedAsPlainIsRefusedAndKeepsItsData() {
         StoreFixture context = new StoreFixture(dir.toFile());
         RemixKeyValueStore timestamped = open(context, "s", true);
@@ -149,8 +215,11 @@ class StoreFormatAndLimitsTest {
         assertArrayEquals(new byte[] {1}, store.get(longest));
 
         assertNull(store.get(tooLong));
+        context.record("input", 0, 5);
         assertNull(store.delete(tooLong));
-        store.put(tooLong, null);  // a delete: nothing to do
+        context.record("input", 0, 6);
+        store.put(tooLong, null);  // a delete: nothing to write, but the position moves as for any delete
+        assertEquals(6L, store.getPosition().getPartitionPositions("input").get(0));
         ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> store.put(tooLong, new byte[1]));
         assertTrue(e.getMessage().contains(String.valueOf(StoreKeys.MAX_USER_KEY)), e.getMessage());
         assertThrows(ProcessorStateException.class, () -> store.putIfAbsent(tooLong, new byte[1]));
