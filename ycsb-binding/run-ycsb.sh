@@ -46,13 +46,15 @@ usage: ycsb-binding/run-ycsb.sh [options]
   --stores LIST     subset of "remixdb rocksdb" (default both)
   --cache SIZE      block cache of both stores (default $cache; RocksDB: LRU cache)
   --heap SIZE       -Xmx of each client JVM (default $heap)
-  --dir DIR         where the stores live (default: a new temporary directory, deleted at the end)
+  --dir DIR         where the stores live (default: a new temporary directory, deleted at the end;
+                    a given DIR is kept, only the stores' folders in it are replaced by each run)
   --out DIR         where each client run's output goes (default: a new temporary directory, kept)
   --target NAME     the module's build folder (default $target; e.g. target-ycsb in a shared tree)
   --no-build        use the jars already built in the build folder
   --keep            keep the stores' directories
 Settings: RemixDB memtable 64 MiB (its default), RocksDB 64 MiB write buffers x 3, no compression,
-10-bit Bloom filter; neither syncs each write. REMIXDB_YCSB_JVM_OPTS adds JVM options to every client;
+10-bit Bloom filter; neither syncs each write (RemixDB buffers unsynced WAL records for up to
+1 ms, RocksDB writes each to the file: REMIXDB_YCSB_PROPS="-p remixdb.wal_flush_millis=0" for the same). REMIXDB_YCSB_JVM_OPTS adds JVM options to every client;
 REMIXDB_YCSB_PROPS adds YCSB arguments to the RemixDB clients (e.g. "-p remixdb.print_stats=true").
 EOF
 }
@@ -104,10 +106,12 @@ ycsb_cp="$(cat "$build_dir/ycsb.classpath")"
 remix_cp="$build_dir/remixdb-ycsb.jar:$ycsb_cp"
 rocks_cp="$build_dir/test-classes:$build_dir/remixdb-ycsb.jar:$(cat "$build_dir/rocksdb.classpath"):$ycsb_cp"
 
-[ -n "$data" ] || data="$(mktemp -d /tmp/ycsb-data.XXXXXX)"
+# Only a directory this script made is deleted at the end: --dir may name one that holds other things.
+made_data=0
+if [ -z "$data" ]; then data="$(mktemp -d /tmp/ycsb-data.XXXXXX)"; made_data=1; fi
 [ -n "$out" ] || out="$(mktemp -d /tmp/ycsb-out.XXXXXX)"
 mkdir -p "$data" "$out"
-cleanup_data() { [ "$keep" = 1 ] || rm -rf "$data"; }
+cleanup_data() { [ "$keep" = 1 ] || [ "$made_data" = 0 ] || rm -rf "$data"; }
 trap cleanup_data EXIT
 
 # One YCSB client JVM: store, step name (file name), -load|-t, workload letter, operations, store dir.

@@ -25,6 +25,7 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
     static final String CACHE_SIZE = "remixdb.cache_size";
     static final String TABLE_SIZE = "remixdb.table_size";
     static final String SYNC = "remixdb.sync";
+    static final String WAL_FLUSH_MILLIS = "remixdb.wal_flush_millis";
     static final String COMPRESSION = "remixdb.compression";
     static final String COMPACTION_THREADS = "remixdb.compaction_threads";
     static final String FROZEN_IN_CACHE_ROOM = "remixdb.frozen_in_cache_room";
@@ -35,7 +36,7 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
     static final String JMX = "remixdb.jmx";
     static final String PRINT_STATS = "remixdb.print_stats";
 
-    private static final Set<String> KNOWN = Set.of(DIR, MEMTABLE_SIZE, CACHE_SIZE, TABLE_SIZE, SYNC,
+    private static final Set<String> KNOWN = Set.of(DIR, MEMTABLE_SIZE, CACHE_SIZE, TABLE_SIZE, SYNC, WAL_FLUSH_MILLIS,
             COMPRESSION, COMPACTION_THREADS, FROZEN_IN_CACHE_ROOM, MAX_TABLES, SPLIT_TABLES, ABORT_BELOW, RUN_COST, JMX, PRINT_STATS);
 
     /**
@@ -61,16 +62,23 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
         Options.Builder b = Options.builder();
         String v;
         if ((v = p.getProperty(MEMTABLE_SIZE)) != null) {
-            b.memtableBytes(Sizes.parse(MEMTABLE_SIZE, v));
+            long bytes = Sizes.parse(MEMTABLE_SIZE, v);
+            set(MEMTABLE_SIZE, v, () -> b.memtableBytes(bytes));
         }
         if ((v = p.getProperty(CACHE_SIZE)) != null) {
-            b.blockCacheBytes(Sizes.parse(CACHE_SIZE, v));
+            long bytes = Sizes.parse(CACHE_SIZE, v);
+            set(CACHE_SIZE, v, () -> b.blockCacheBytes(bytes));
         }
         if ((v = p.getProperty(TABLE_SIZE)) != null) {
-            b.tableBytes(Sizes.parse(TABLE_SIZE, v));
+            long bytes = Sizes.parse(TABLE_SIZE, v);
+            set(TABLE_SIZE, v, () -> b.tableBytes(bytes));
         }
         if ((v = p.getProperty(SYNC)) != null) {
             b.syncWrites(bool(SYNC, v));
+        }
+        if ((v = p.getProperty(WAL_FLUSH_MILLIS)) != null) {
+            int millis = integer(WAL_FLUSH_MILLIS, v);
+            set(WAL_FLUSH_MILLIS, v, () -> b.walFlushMillis(millis));
         }
         if ((v = p.getProperty(JMX)) != null) {
             b.jmx(bool(JMX, v));
@@ -79,17 +87,28 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
             b.compression(compression(v));
         }
         if ((v = p.getProperty(COMPACTION_THREADS)) != null) {
-            b.compactionThreads(integer(COMPACTION_THREADS, v));
+            int threads = integer(COMPACTION_THREADS, v);
+            set(COMPACTION_THREADS, v, () -> b.compactionThreads(threads));
         }
         if ((v = p.getProperty(FROZEN_IN_CACHE_ROOM)) != null) {
             b.frozenInCacheRoom(bool(FROZEN_IN_CACHE_ROOM, v));
         }
-        b.compactionPolicy(policy(p));
+        // Only when asked: otherwise the store's default stands, which a JVM run with
+        // -Dremixdb.compactionPolicy=NAME chooses (to compare policies under YCSB).
+        RemixDbPolicy policy = policy(p);
+        if (policy != null) {
+            b.compactionPolicy(policy);
+        }
         boolean printStats = (v = p.getProperty(PRINT_STATS)) != null && bool(PRINT_STATS, v);
+        return new RemixDBSettings(Path.of(dir), b.build(), printStats);
+    }
+
+    /** Runs a setter of {@link Options} or the policy; its refusal of a value names the property. */
+    private static void set(String name, String raw, Runnable setter) {
         try {
-            return new RemixDBSettings(Path.of(dir), b.build(), printStats);
+            setter.run();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("bad remixdb.* properties: " + e.getMessage(), e);
+            throw new IllegalArgumentException(name + "='" + raw + "' is out of range: " + e.getMessage(), e);
         }
     }
 
@@ -101,30 +120,48 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
                 + "\n  " + CACHE_SIZE + "=" + Sizes.format(o.blockCacheBytes())
                 + "\n  " + TABLE_SIZE + "=" + Sizes.format(o.tableBytes())
                 + "\n  " + SYNC + "=" + o.syncWrites()
+                + "\n  " + WAL_FLUSH_MILLIS + "=" + o.walFlushMillis()
                 + "\n  " + COMPRESSION + "=" + o.compression().name().toLowerCase(Locale.ROOT)
                 + "\n  " + COMPACTION_THREADS + "=" + o.compactionThreads()
                 + "\n  " + FROZEN_IN_CACHE_ROOM + "=" + o.frozenInCacheRoom()
-                + "\n  compaction policy: " + o.compactionPolicy()
-                + "\n  abort fraction: " + o.abortFraction()
+                + "\n  compaction policy (remixdb.compaction.*): " + o.compactionPolicy()
+                + "\n  memtable abort fraction (not settable here): " + o.abortFraction()
                 + "\n  " + PRINT_STATS + "=" + printStats;
     }
 
+    /** The RemixDB policy the {@code remixdb.compaction.*} properties describe, or null when none is set. */
     private static RemixDbPolicy policy(Properties p) {
         RemixDbPolicy.Builder b = RemixDbPolicy.builder();
+        boolean any = false;
         String v;
         if ((v = p.getProperty(MAX_TABLES)) != null) {
-            b.maxTables(integer(MAX_TABLES, v));
+            int n = integer(MAX_TABLES, v);
+            set(MAX_TABLES, v, () -> b.maxTables(n));
+            any = true;
         }
         if ((v = p.getProperty(SPLIT_TABLES)) != null) {
-            b.splitTables(integer(SPLIT_TABLES, v));
+            int n = integer(SPLIT_TABLES, v);
+            set(SPLIT_TABLES, v, () -> b.splitTables(n));
+            any = true;
         }
         if ((v = p.getProperty(ABORT_BELOW)) != null) {
-            b.abortBelowFraction(decimal(ABORT_BELOW, v));
+            double f = decimal(ABORT_BELOW, v);
+            set(ABORT_BELOW, v, () -> b.abortBelowFraction(f));
+            any = true;
         }
         if ((v = p.getProperty(RUN_COST)) != null) {
-            b.runCost(decimal(RUN_COST, v));
+            double c = decimal(RUN_COST, v);
+            set(RUN_COST, v, () -> b.runCost(c));
+            any = true;
         }
-        return b.build();
+        if (!any) {
+            return null;
+        }
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("remixdb.compaction.* properties do not fit together: " + e.getMessage(), e);
+        }
     }
 
     private static Compression compression(String v) {

@@ -42,8 +42,10 @@ class RemixDBSettingsTest {
                 "remixdb.compression", "LZ4", "remixdb.compaction_threads", "1",
                 "remixdb.compaction.max_tables", "8", "remixdb.compaction.split_tables", "3",
                 "remixdb.compaction.abort_below", "0.25", "remixdb.compaction.run_cost", "0.5",
-                "remixdb.jmx", "false", "remixdb.frozen_in_cache_room", "true")).options();
+                "remixdb.jmx", "false", "remixdb.frozen_in_cache_room", "true",
+                "remixdb.wal_flush_millis", "0")).options();
         assertTrue(o.frozenInCacheRoom());
+        assertEquals(0, o.walFlushMillis());
         assertEquals(32L << 20, o.memtableBytes());
         assertEquals(1L << 30, o.blockCacheBytes());
         assertEquals(8L << 20, o.tableBytes());
@@ -67,6 +69,39 @@ class RemixDBSettingsTest {
     void missingDirectoryIsAClearError() {
         String m = error(props("remixdb.cache_size", "1g"));
         assertTrue(m.startsWith("remixdb.dir is required"), m);
+    }
+
+    @Test
+    void valuesTheStoreRefusesAreNamedByTheirProperty() {
+        String m = error(props("remixdb.dir", "d", "remixdb.memtable_size", "1k"));
+        assertTrue(m.startsWith("remixdb.memtable_size='1k' is out of range"), m);
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.compaction_threads", "100"))
+                .startsWith("remixdb.compaction_threads"));
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.wal_flush_millis", "-1")).startsWith("remixdb.wal_flush_millis"));
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.compaction.max_tables", "1"))
+                .startsWith("remixdb.compaction.max_tables"));
+        assertTrue(error(props("remixdb.dir", "d", "remixdb.compaction.abort_below", "2"))
+                .startsWith("remixdb.compaction.abort_below"));
+    }
+
+    @Test
+    void withoutCompactionPropertiesTheSystemPropertyChoosesThePolicy() {
+        String before = System.getProperty("remixdb.compactionPolicy");
+        System.setProperty("remixdb.compactionPolicy", "garnering");
+        try {
+            Options o = RemixDBSettings.from(props("remixdb.dir", "d")).options();
+            assertEquals(Options.defaults().compactionPolicy().toString(), o.compactionPolicy().toString());
+            assertTrue(o.compactionPolicy().toString().toLowerCase(java.util.Locale.ROOT).contains("garnering"),
+                    o.compactionPolicy().toString());
+            Options own = RemixDBSettings.from(props("remixdb.dir", "d", "remixdb.compaction.max_tables", "8")).options();
+            assertEquals(RemixDbPolicy.builder().maxTables(8).build().toString(), own.compactionPolicy().toString());
+        } finally {
+            if (before == null) {
+                System.clearProperty("remixdb.compactionPolicy");
+            } else {
+                System.setProperty("remixdb.compactionPolicy", before);
+            }
+        }
     }
 
     @Test
