@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -42,12 +41,18 @@ import java.util.zip.CRC32C;
  *                                "created ISO-8601", "lastSequence N", then per file "file shared|private
  *                                NAME SIZE CRC", then "crc CRC" of every byte before that line
  *   LOCK                         held while a backup is made or removed
+ *   BACKUPS                      "remixdb-backups 1": marks the directory as a backup directory
  * </pre>
+ * {@link #create} refuses a directory that is not empty and has neither the mark nor a {@code meta/}
+ * (a directory of an older build), since it deletes what no descriptor names in the subdirectories
+ * above; and one that is inside the store's directory or holds it.
  * A backup exists once its descriptor does: it is written last (to {@code meta/ID.tmp}, synced,
  * renamed), after every file it lists is in place and synced. A crash mid-backup therefore leaves
  * no backup, only files that no descriptor names; {@link #list} ignores them and the next
- * {@link #create} deletes them. A descriptor that is truncated or fails its CRC is ignored the same
- * way (and reported by {@link #verify}).
+ * {@link #create} deletes them. A descriptor that is damaged (truncated, failing its CRC, or from a
+ * newer format) is not listed, and {@link #damaged} reports it; but its backup's own files, every
+ * shared file and its number are kept while it is there, since the damage may be the descriptor's
+ * alone. Removing it ({@link #delete} does not: it needs a whole descriptor) is the user's call.
  *
  * <p>Thread-safe across processes: making and removing backups takes the directory's lock; listing,
  * verifying and restoring only read.
@@ -57,6 +62,10 @@ public final class Backups {
     private static final String PRIVATE = "private";
     private static final String META = "meta";
     private static final String HEADER = "remixdb-backup 1";
+    private static final String MARK = "BACKUPS";
+    private static final String MARK_TEXT = "remixdb-backups 1\n";
+    private static final String LOCK = "LOCK";
+    private static final System.Logger LOG = System.getLogger(Backups.class.getName());
     private static final HexFormat HEX = HexFormat.of();
 
     private Backups() {}
@@ -87,10 +96,12 @@ public final class Backups {
      * {@code keep} and the shared files none of the remaining ones uses. The backup holds what
      * {@link RemixDB#checkpoint(Path)} would at the call: every write acknowledged before it.
      *
-     * @throws IllegalArgumentException when {@code keep} is below 1, an argument is null, or
-     *                                  {@code backupDir} is inside the store's directory
-     * @throws IOException              when another process is making a backup in {@code backupDir}
-     *                                  (its lock is held), or on an I/O error (no backup is made then)
+     * @throws IllegalArgumentException when {@code keep} is below 1, an argument is null,
+     *                                  {@code backupDir} is inside the store's directory or holds it,
+     *                                  or is a directory with other files (see the class comment)
+     * @throws IOException              when another process or thread is making a backup in
+     *                                  {@code backupDir} (its lock is held), or on an I/O error (no
+     *                                  backup is made then)
      */
     public static BackupInfo create(RemixDB db, Path backupDir, int keep) throws IOException {
         if (db == null || backupDir == null) {
@@ -99,15 +110,21 @@ public final class Backups {
         if (keep < 1) {
             throw new IllegalArgumentException("keep must be at least 1: " + keep);
         }
+        checkApart(db.path(), backupDir);
         Files.createDirectories(backupDir);
         try (DirLock lock = DirLock.take(backupDir)) {
+            mark(backupDir);
             for (String d : List.of(SHARED, PRIVATE, META)) {
                 Files.createDirectories(backupDir.resolve(d));
             }
-            TreeMap<Long, Descriptor> existing = readAll(backupDir, null);
-            removeUnlisted(backupDir, existing);
-            // A torn backup's number is taken again: its leftovers were just removed.
-            long id = existing.isEmpty() ? 1 : existing.lastKey() + 1;
+            force(backupDir);
+            TreeMap<Long, String> damaged = new TreeMap<>();
+            TreeMap<Long, Descriptor> existing = readAll(backupDir, damaged);
+            removeUnlisted(backupDir, existing, damaged.keySet());
+            // A torn backup's number is taken again: its leftovers were just removed. A damaged
+            // descriptor's is not: its files are kept.
+            long last = Math.max(existing.isEmpty() ? 0 : existing.lastKey(), damaged.isEmpty() ? 0 : damaged.lastKey());
+            long id = last + 1;
             Path staging = backupDir.resolve(".staging-" + id);
             StoreDirectory.deleteTree(staging);
             Path privateDir = backupDir.resolve(PRIVATE).resolve(Long.toString(id));
@@ -118,11 +135,17 @@ public final class Backups {
                 Descriptor d = stored.descriptor();
                 long added = d.bytes() - stored.alreadyShared();
                 writeDescriptor(backupDir, d);
+                // The backup exists from here: a failure to prune old ones must not report it failed.
                 existing.put(id, d);
-                while (existing.size() > keep) {
-                    remove(backupDir, existing.pollFirstEntry().getValue().id());
+                try {
+                    while (existing.size() > keep) {
+                        remove(backupDir, existing.pollFirstEntry().getValue().id());
+                    }
+                    removeUnlisted(backupDir, existing, damaged.keySet());
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.WARNING, "backup " + id + " in " + backupDir + " is made, but removing"
+                            + " older backups or unused files failed; the next backup or delete tries again", e);
                 }
-                removeUnlisted(backupDir, existing);
                 return new BackupInfo(id, d.created(), d.files().size(), d.bytes(), added, d.lastSequence());
             } finally {
                 StoreDirectory.deleteTree(staging);
@@ -153,7 +176,9 @@ public final class Backups {
             int crc = crc(f);
             Entry e = new Entry(shared, name, size, crc);
             Path to = e.path(backupDir, id);
-            if (shared && Files.exists(to)) {
+            // A shared file is trusted by its name (size and CRC), unless its size shows it damaged:
+            // then this backup writes a good copy in its place.
+            if (shared && Files.exists(to) && Files.size(to) == size) {
                 already += size;
             } else {
                 // A copy, not a link or a move: the staging checkpoint's files may be links to the
@@ -171,13 +196,30 @@ public final class Backups {
         return new Stored(new Descriptor(id, Instant.now(), lastSequence, entries), already);
     }
 
-    /** Every backup in {@code backupDir} with a whole descriptor, oldest first. */
+    /**
+     * Every backup in {@code backupDir} with a whole descriptor, oldest first.
+     *
+     * @throws NoSuchFileException when {@code backupDir} is not a directory
+     */
     public static List<BackupInfo> list(Path backupDir) throws IOException {
+        if (!Files.isDirectory(backupDir)) {
+            throw new NoSuchFileException(backupDir.toString(), null, "no backup directory");
+        }
         List<BackupInfo> out = new ArrayList<>();
         for (Descriptor d : readAll(backupDir, null).values()) {
             out.add(new BackupInfo(d.id(), d.created(), d.files().size(), d.bytes(), 0, d.lastSequence()));
         }
         return out;
+    }
+
+    /**
+     * The descriptors in {@code backupDir} that are damaged (so their backups are not listed), each
+     * as its path and what is wrong; empty when there are none.
+     */
+    public static List<String> damaged(Path backupDir) throws IOException {
+        TreeMap<Long, String> damaged = new TreeMap<>();
+        readAll(backupDir, damaged);
+        return List.copyOf(damaged.values());
     }
 
     /**
@@ -259,7 +301,9 @@ public final class Backups {
         try (DirLock lock = DirLock.take(backupDir)) {
             descriptor(backupDir, id);
             remove(backupDir, id);
-            removeUnlisted(backupDir, readAll(backupDir, null));
+            TreeMap<Long, String> damaged = new TreeMap<>();
+            TreeMap<Long, Descriptor> live = readAll(backupDir, damaged);
+            removeUnlisted(backupDir, live, damaged.keySet());
         }
     }
 
@@ -276,8 +320,8 @@ public final class Backups {
         return d;
     }
 
-    /** Every whole descriptor by id; damaged ones are skipped (with why, into {@code damaged} if given). */
-    private static TreeMap<Long, Descriptor> readAll(Path backupDir, List<String> damaged) throws IOException {
+    /** Every whole descriptor by id; damaged ones are skipped (by id, with why, into {@code damaged} if given). */
+    private static TreeMap<Long, Descriptor> readAll(Path backupDir, TreeMap<Long, String> damaged) throws IOException {
         TreeMap<Long, Descriptor> out = new TreeMap<>();
         Path metaDir = backupDir.resolve(META);
         if (!Files.isDirectory(metaDir)) {
@@ -297,7 +341,7 @@ public final class Backups {
             if (d != null && d.id() == Long.parseLong(name)) {
                 out.put(d.id(), d);
             } else if (damaged != null) {
-                damaged.add(m + ": " + (why.isEmpty() ? "id does not match its name" : why.getFirst()));
+                damaged.put(Long.parseLong(name), m + ": " + (why.isEmpty() ? "id does not match its name" : why.getFirst()));
             }
         }
         return out;
@@ -377,9 +421,12 @@ public final class Backups {
 
     /**
      * Deletes what no whole descriptor names: private directories and shared files of torn or
-     * removed backups, temporary files, damaged descriptors, staging checkpoints.
+     * removed backups, temporary files, staging checkpoints. While a descriptor is damaged
+     * ({@code damaged}: their ids), its file and private directory stay, and so does every shared
+     * file, since which ones it needs cannot be read.
      */
-    private static void removeUnlisted(Path backupDir, TreeMap<Long, Descriptor> live) throws IOException {
+    private static void removeUnlisted(Path backupDir, TreeMap<Long, Descriptor> live, Set<Long> damaged)
+            throws IOException {
         Set<Path> keep = new HashSet<>();
         for (Descriptor d : live.values()) {
             for (Entry e : d.files()) {
@@ -388,7 +435,8 @@ public final class Backups {
         }
         try (Stream<Path> s = Files.list(backupDir.resolve(SHARED))) {
             for (Path f : s.toList()) {
-                if (!keep.contains(f.toAbsolutePath().normalize())) {
+                boolean tmp = f.getFileName().toString().endsWith(".tmp");
+                if (!keep.contains(f.toAbsolutePath().normalize()) && (damaged.isEmpty() || tmp)) {
                     Files.deleteIfExists(f);
                 }
             }
@@ -397,7 +445,7 @@ public final class Backups {
             for (Path d : s.toList()) {
                 String name = d.getFileName().toString();
                 boolean listed = name.chars().allMatch(Character::isDigit) && !name.isEmpty()
-                        && live.containsKey(Long.parseLong(name));
+                        && (live.containsKey(Long.parseLong(name)) || damaged.contains(Long.parseLong(name)));
                 if (!listed) {
                     StoreDirectory.deleteTree(d);
                 }
@@ -407,7 +455,7 @@ public final class Backups {
             for (Path m : s.toList()) {
                 String name = m.getFileName().toString();
                 boolean listed = name.chars().allMatch(Character::isDigit) && !name.isEmpty()
-                        && live.containsKey(Long.parseLong(name));
+                        && (live.containsKey(Long.parseLong(name)) || damaged.contains(Long.parseLong(name)));
                 if (!listed) {
                     Files.deleteIfExists(m);
                 }
@@ -420,6 +468,60 @@ public final class Backups {
                 }
             }
         }
+    }
+
+    // ------------------------------------------------------------------ the directory
+
+    /** Refuses a backup directory inside the store's directory, or one that holds the store. */
+    private static void checkApart(Path storeDir, Path backupDir) throws IOException {
+        Path store = storeDir.toAbsolutePath().normalize();
+        Path to = backupDir.toAbsolutePath().normalize();
+        if (to.startsWith(store) || store.startsWith(to)) {
+            throw new IllegalArgumentException("backup directory " + to + " overlaps the store directory " + store);
+        }
+        // The same through symbolic links: the nearest part of the path that exists, as it really is.
+        Path existing = to;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing != null) {
+            Path real = existing.toRealPath().resolve(existing.relativize(to)).normalize();
+            Path realStore = store.toRealPath();
+            if (real.startsWith(realStore) || realStore.startsWith(real)) {
+                throw new IllegalArgumentException("backup directory " + to + " overlaps the store directory " + store);
+            }
+        }
+    }
+
+    /**
+     * Under the lock: makes sure {@code backupDir} is a backup directory, marking it when it is new
+     * (empty but for the lock) or from a build before the mark (it has {@code meta/}).
+     */
+    private static void mark(Path backupDir) throws IOException {
+        Path mark = backupDir.resolve(MARK);
+        if (Files.exists(mark)) {
+            if (!Files.readString(mark, StandardCharsets.UTF_8).equals(MARK_TEXT)) {
+                throw new IllegalArgumentException("backup directory " + backupDir + " has a " + MARK
+                        + " file of another format or program");
+            }
+            return;
+        }
+        if (!Files.isDirectory(backupDir.resolve(META))) {
+            try (Stream<Path> s = Files.list(backupDir)) {
+                List<String> others = s.map(p -> p.getFileName().toString()).filter(n -> !n.equals(LOCK)).toList();
+                if (!others.isEmpty()) {
+                    throw new IllegalArgumentException("backup directory " + backupDir + " holds other files ("
+                            + String.join(", ", others.subList(0, Math.min(3, others.size())))
+                            + (others.size() > 3 ? ", ..." : "") + ") and is not a backup directory: give a new or"
+                            + " empty directory");
+                }
+            }
+        }
+        Path tmp = backupDir.resolve(MARK + ".tmp");
+        Files.writeString(tmp, MARK_TEXT, StandardCharsets.UTF_8);
+        force(tmp);
+        Files.move(tmp, mark, StandardCopyOption.ATOMIC_MOVE);
+        force(backupDir);
     }
 
     // ------------------------------------------------------------------ files
@@ -443,22 +545,36 @@ public final class Backups {
         }
     }
 
+    /**
+     * The backup directories this process has locked. Why a set besides the file lock: a Java file
+     * lock belongs to the process, and closing any channel on the file drops it, so a second taker
+     * in this process must be turned away before it opens the file, not after its lock fails.
+     */
+    private static final Set<Path> CLAIMED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** The backup directory's lock, across processes and within this one. */
-    private record DirLock(FileChannel channel, FileLock lock) implements AutoCloseable {
+    private record DirLock(Path claim, FileChannel channel, FileLock lock) implements AutoCloseable {
         static DirLock take(Path backupDir) throws IOException {
-            FileChannel ch = FileChannel.open(backupDir.resolve("LOCK"), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE);
+            Path claim = backupDir.toRealPath();
+            if (!CLAIMED.add(claim)) {
+                throw new IOException("backup directory " + backupDir + " is in use in this process");
+            }
+            FileChannel ch = null;
             try {
+                ch = FileChannel.open(backupDir.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 FileLock l = ch.tryLock();
                 if (l == null) {
                     throw new IOException("backup directory " + backupDir + " is in use by another process");
                 }
-                return new DirLock(ch, l);
-            } catch (OverlappingFileLockException e) {
-                ch.close();
-                throw new IOException("backup directory " + backupDir + " is in use in this process", e);
+                return new DirLock(claim, ch, l);
             } catch (IOException | RuntimeException e) {
-                ch.close();
+                try {
+                    if (ch != null) {
+                        ch.close();
+                    }
+                } finally {
+                    CLAIMED.remove(claim);
+                }
                 throw e;
             }
         }
@@ -468,7 +584,11 @@ public final class Backups {
             try {
                 lock.release();
             } finally {
-                channel.close();
+                try {
+                    channel.close();
+                } finally {
+                    CLAIMED.remove(claim);
+                }
             }
         }
     }

@@ -460,6 +460,11 @@ public final class RemixDB implements AutoCloseable {
         store.checkOpen();
     }
 
+    /** The store's directory (for {@link Backups}' checks). */
+    Path path() {
+        return store.path();
+    }
+
     /** The figures of {@link #stats()} as live getters, for monitoring; see {@link StatsMXBean}. */
     public StatsMXBean statsBean() {
         return statsBean;

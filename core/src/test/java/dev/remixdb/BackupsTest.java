@@ -188,15 +188,26 @@ class BackupsTest {
             Files.writeString(backups.resolve("meta").resolve("3"), "remixdb-backup 1\nid 3\ncreated");
             assertEquals(List.of(1L), Backups.list(backups).stream().map(BackupInfo::id).toList());
             assertThrows(NoSuchFileException.class, () -> Backups.restore(backups, 3, tmp.resolve("x")));
+            assertEquals(1, Backups.damaged(backups).size(), "the cut-short descriptor is reported");
             writeSome(db, model, new Random(7), 500, 1);
+            // Descriptors are renamed into place whole, so one cut short is damage, not a crash: it
+            // and every shared file stay (which ones it needs cannot be read), and its number is
+            // not taken again. Backup 2's leftovers go.
             BackupInfo next = Backups.create(db, backups);
-            assertEquals(2, next.id());
+            assertEquals(4, next.id());
+            assertFalse(Files.exists(backups.resolve(".staging-2")));
+            assertFalse(Files.exists(backups.resolve("private").resolve("2")));
+            assertFalse(Files.exists(backups.resolve("meta").resolve("2.tmp")));
+            assertTrue(Files.exists(backups.resolve("meta").resolve("3")));
+            assertTrue(Files.exists(backups.resolve("shared").resolve("000999.tbl.4.0badc0de")));
+            // Once the user removes the damaged descriptor, the next backup cleans what nothing uses.
+            Files.delete(backups.resolve("meta").resolve("3"));
+            writeSome(db, model, new Random(8), 200, 2);
+            assertEquals(5, Backups.create(db, backups).id());
         }
         assertFalse(Files.exists(backups.resolve("shared").resolve("000999.tbl.4.0badc0de")));
-        assertFalse(Files.exists(backups.resolve(".staging-2")));
-        assertFalse(Files.exists(backups.resolve("meta").resolve("3")));
-        Backups.restore(backups, 2, tmp.resolve("r2"));
-        assertEquals(model, contents(tmp.resolve("r2")));
+        Backups.restore(backups, 5, tmp.resolve("r5"));
+        assertEquals(model, contents(tmp.resolve("r5")));
     }
 
     @Test

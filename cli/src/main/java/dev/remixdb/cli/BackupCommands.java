@@ -53,7 +53,7 @@ final class BackupCommands {
         @Parameters(index = "0", paramLabel = "BACKUPS", description = "The backup directory.")
         Path backups;
 
-        @Option(names = "--verify", description = "Check every file's size and CRC32C; exit code 1 on damage.")
+        @Option(names = "--verify", description = "Check every file's size and CRC32C; exit code 1 on damage, a damaged descriptor included.")
         boolean verify;
 
         @Spec
@@ -75,6 +75,11 @@ final class BackupCommands {
                     damaged |= !problems.isEmpty();
                 }
                 out.println();
+            }
+            // A damaged descriptor hides its backup from the list: say so, it is damage too.
+            for (String d : Backups.damaged(backups)) {
+                out.printf("damaged backup descriptor, backup not listed: %s%n", d);
+                damaged |= verify;
             }
             out.flush();
             return damaged ? RemixCli.FAILED : 0;

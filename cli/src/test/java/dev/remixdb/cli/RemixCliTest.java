@@ -158,6 +158,18 @@ class RemixCliTest {
         r = run("restore", backups.toString(), "7", tmp.resolve("r7").toString());
         assertEquals(1, r.exit());
         assertTrue(r.err().contains("no backup 7"), r.err());
+
+        // A damaged descriptor hides its backup from the list; --verify says so and fails.
+        Path meta = backups.resolve("meta").resolve("2");
+        byte[] bytes = Files.readAllBytes(meta);
+        bytes[20] ^= 1;
+        Files.write(meta, bytes);
+        r = run("backups", backups.toString(), "--verify");
+        assertEquals(1, r.exit(), r.out());
+        assertTrue(r.out().contains("damaged backup descriptor"), r.out());
+        r = run("backups", tmp.resolve("typo").toString());
+        assertEquals(1, r.exit(), "a backup directory that does not exist is an error");
+        assertTrue(r.err().contains("typo"), r.err());
     }
 
     @Test
