@@ -12,6 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -56,10 +57,26 @@ final class FileCommands {
 
         @Override
         public Integer call() throws Exception {
+            // A mistyped path (the store's parent, an empty folder) would verify as "0 files, OK".
+            // A store that lost its MANIFEST still has its other files, and verify reports the loss.
+            if (!Files.isRegularFile(dir.resolve("MANIFEST")) && !hasStoreFiles(dir)) {
+                throw new java.nio.file.NoSuchFileException(dir.toString(), null,
+                        "not a RemixDB store (no MANIFEST, no table, REMIX or WAL file)");
+            }
             VerifyReport r = RemixDB.verify(dir);
             spec.commandLine().getOut().println(r);
             spec.commandLine().getOut().flush();
             return r.ok() ? 0 : RemixCli.FAILED;
+        }
+
+        private static boolean hasStoreFiles(Path dir) throws java.io.IOException {
+            if (!Files.isDirectory(dir)) {
+                return false;
+            }
+            try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+                return s.map(p -> p.getFileName().toString())
+                        .anyMatch(n -> n.endsWith(".tbl") || n.endsWith(".rmx") || n.endsWith(".wal"));
+            }
         }
     }
 }

@@ -167,6 +167,10 @@ class RemixCliTest {
         r = run("backups", backups.toString(), "--verify");
         assertEquals(1, r.exit(), r.out());
         assertTrue(r.out().contains("damaged backup descriptor"), r.out());
+        Path notAStore = Files.createDirectories(tmp.resolve("empty"));
+        r = run("verify", notAStore.toString());
+        assertEquals(1, r.exit(), "verify of a folder that is not a store fails: " + r.out());
+        assertTrue(r.err().contains("not a RemixDB store"), r.err());
         r = run("backups", tmp.resolve("typo").toString());
         assertEquals(1, r.exit(), "a backup directory that does not exist is an error");
         assertTrue(r.err().contains("typo"), r.err());
