@@ -70,10 +70,25 @@ public final class RemixCli implements Callable<Integer> {
         return cl;
     }
 
-    private static String message(Throwable e) {
+    /**
+     * What went wrong, for the error line. A file system exception's message is often the path
+     * alone, so its kind is said in words before it.
+     */
+    static String message(Throwable e) {
         String m = e.getMessage();
         String kind = e.getClass().getSimpleName();
-        return m == null ? kind : (e instanceof java.nio.file.NoSuchFileException ? "no such file: " + m : m);
+        if (m == null) {
+            return kind;
+        }
+        return switch (e) {
+            case java.nio.file.NoSuchFileException x -> "no such file: " + m;
+            case java.nio.file.AccessDeniedException x -> "access denied: " + m;
+            case java.nio.file.FileAlreadyExistsException x -> "already exists: " + m;
+            case java.nio.file.NotDirectoryException x -> "not a directory: " + m;
+            case java.nio.file.DirectoryNotEmptyException x -> "directory not empty: " + m;
+            case java.nio.file.FileSystemException x -> kind + ": " + m;
+            default -> m;
+        };
     }
 
     /** No command: the list of commands, and the usage exit code. */

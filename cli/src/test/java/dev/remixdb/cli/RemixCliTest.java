@@ -177,6 +177,16 @@ class RemixCliTest {
     }
 
     @Test
+    void fileErrorsSayWhatWentWrongBesideThePath() {
+        assertEquals("access denied: /x", RemixCli.message(new java.nio.file.AccessDeniedException("/x")));
+        assertEquals("already exists: /x", RemixCli.message(new java.nio.file.FileAlreadyExistsException("/x")));
+        assertEquals("not a directory: /x", RemixCli.message(new java.nio.file.NotDirectoryException("/x")));
+        assertEquals("no such file: /x: gone", RemixCli.message(new java.nio.file.NoSuchFileException("/x", null, "gone")));
+        assertEquals("FileSystemException: /x: busy", RemixCli.message(new java.nio.file.FileSystemException("/x", null, "busy")));
+        assertEquals("plain", RemixCli.message(new IllegalStateException("plain")));
+    }
+
+    @Test
     void badCommandLinesAndMissingStores() {
         Run r = run();
         assertEquals(2, r.exit());
