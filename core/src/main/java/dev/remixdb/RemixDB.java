@@ -287,8 +287,10 @@ public final class RemixDB implements AutoCloseable {
      * {@link IoEngine}) and the future completes on the store's I/O thread. Dependent stages attached
      * with non-async methods ({@code thenApply}, ...) may therefore run on that thread: keep them
      * short, or use the {@code ...Async} variants with an executor of your own, since every
-     * asynchronous read of the store waits while one runs. Blocking calls of this store are allowed
-     * there.
+     * asynchronous read of the store waits while one runs. Reads of this store are allowed there,
+     * blocking ones and {@code getAsync(..).join()} included (on that thread they read without it);
+     * {@link #close()} is not ({@link IllegalStateException}: it would wait for that thread). The
+     * key is copied at the call: the caller may reuse its array at once.
      *
      * <p>As safe as {@link #get}: the read sees one moment of the store (as of the call); damaged
      * data fails the future with a {@link CorruptionException}; a store closed before the call gives
@@ -299,7 +301,8 @@ public final class RemixDB implements AutoCloseable {
      */
     public CompletableFuture<byte[]> getAsync(byte[] key) {
         Limits.checkKey(key);
-        return store.multiGetAsync(new byte[][] {key}).thenApply(values -> values.getFirst());
+        // A copy: the lookup reads the key again on the I/O thread after this returns.
+        return store.multiGetAsync(new byte[][] {key.clone()}).thenApply(values -> values.getFirst());
     }
 
     /**
@@ -342,8 +345,9 @@ public final class RemixDB implements AutoCloseable {
             throw new IllegalArgumentException("keys must not be null");
         }
         byte[][] out = keys.toArray(byte[][]::new);
-        for (byte[] k : out) {
-            Limits.checkKey(k);
+        for (int i = 0; i < out.length; i++) {
+            Limits.checkKey(out[i]);
+            out[i] = out[i].clone();  // an asynchronous lookup reads its keys after the call returns
         }
         return out;
     }

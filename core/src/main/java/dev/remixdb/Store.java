@@ -238,7 +238,30 @@ final class Store implements AutoCloseable {
         } catch (ClosedException e) {
             return java.util.concurrent.CompletableFuture.failedFuture(e);
         }
-        return AsyncLookup.start(s, writes.visibleSequence(), keys);
+        long seq = writes.visibleSequence();
+        if (reader.onOwnThread()) {
+            // A user's stage of another lookup, on the I/O thread: reads through the I/O thread would
+            // wait for the thread that waits for them (a multiGet's join, a getAsync(..).join()).
+            // Blocking reads instead, which complete the future before it is returned.
+            try {
+                byte[][] values = new byte[keys.length][];
+                for (int i = 0; i < keys.length; i++) {
+                    values[i] = s.get(seq, keys[i]);
+                }
+                return java.util.concurrent.CompletableFuture.completedFuture(
+                        java.util.Collections.unmodifiableList(java.util.Arrays.asList(values)));
+            } catch (RuntimeException e) {
+                return java.util.concurrent.CompletableFuture.failedFuture(e);
+            } finally {
+                s.release();
+            }
+        }
+        return AsyncLookup.start(s, seq, keys);
+    }
+
+    /** Whether the calling thread is the block reader's I/O thread (see {@link BlockReader#onOwnThread()}). */
+    boolean onIoThread() {
+        return reader.onOwnThread();
     }
 
     /** A cursor over a snapshot of the store as of now, limited to [lower, upper) (null: open). */
@@ -364,6 +387,11 @@ final class Store implements AutoCloseable {
      */
     @Override
     public void close() throws IOException {
+        if (reader.onOwnThread() && !closed) {
+            // It would wait for lookups that only this thread can finish, then stop this thread.
+            throw new IllegalStateException("a store cannot be closed from a stage of its asynchronous read that runs"
+                    + " on its I/O thread: close it from another thread, or attach the stage with an ...Async method");
+        }
         Throwable error = null;
         synchronized (this) {
             if (closed) {

@@ -45,6 +45,15 @@ public interface BlockReader extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether the calling thread is this reader's own I/O thread (io_uring's), where reads complete:
+     * a wait there for one of this reader's reads would wait for itself. Futures of this reader run
+     * their dependent stages there, user code included.
+     */
+    default boolean onOwnThread() {
+        return false;
+    }
+
     /** Closes the reader: later {@link #open} and {@link #read} calls fail; open files stay usable until closed. */
     @Override
     void close();

@@ -389,6 +389,11 @@ public final class IoUringBlockReader implements BlockReader {
         }
     }
 
+    @Override
+    public boolean onOwnThread() {
+        return loop.inEventLoop();
+    }
+
     /** Fails reads not yet submitted, waits (up to a minute) for those in the kernel, stops the ring. */
     @Override
     public void close() {

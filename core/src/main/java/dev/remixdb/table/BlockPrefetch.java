@@ -62,8 +62,22 @@ public final class BlockPrefetch {
         return pending.size();
     }
 
-    /** Reads every block added, waits for them, caches the sound ones, and empties the batch; returns how many it cached. */
+    /**
+     * Reads every block added, waits for them, caches the sound ones, and empties the batch; returns
+     * how many it cached. On the reader's own I/O thread (a user's stage of an asynchronous read
+     * that scans) it reads nothing and returns 0: the wait would be for itself, and the cursors read
+     * what they need themselves.
+     */
     public int run() {
+        if (reader != null && reader.onOwnThread()) {
+            for (Pending p : pending) {
+                p.slot.abort();
+            }
+            reads.clear();
+            pending.clear();
+            reader = null;
+            return 0;
+        }
         return start().join();
     }
 
