@@ -15,7 +15,12 @@ package dev.remixdb;
  */
 public interface Snapshot extends AutoCloseable {
 
-    /** The value of {@code key} as of the snapshot, or null when it was absent. */
+    /**
+     * The value of {@code key} as of the snapshot, or null when it was absent.
+     *
+     * @throws IllegalArgumentException for a key {@link RemixDB#get} would refuse (null, or over
+     *                                  {@link Options#MAX_KEY_BYTES})
+     */
     byte[] get(byte[] key);
 
     /** A cursor over the whole store as of the snapshot; close it when done. */

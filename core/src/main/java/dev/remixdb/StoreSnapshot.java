@@ -67,9 +67,8 @@ final class StoreSnapshot implements Snapshot {
 
     @Override
     public byte[] get(byte[] key) {
-        if (key == null) {
-            throw new IllegalArgumentException("key must not be null");
-        }
+        // As RemixDB.get: a null or oversized key is bad input, not an absent key.
+        dev.remixdb.util.Limits.checkKey(key);
         ReadState s = retainState();
         try {
             return s.get(pin.seq, key);

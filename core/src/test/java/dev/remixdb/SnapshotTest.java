@@ -75,6 +75,11 @@ class SnapshotTest {
             assertArrayEquals(b("a"), c.key());
             c.close();
             assertThrows(IllegalArgumentException.class, () -> db.snapshot().get(null));
+            try (Snapshot open = db.snapshot()) {
+                byte[] oversized = new byte[Options.MAX_KEY_BYTES + 1];
+                assertThrows(IllegalArgumentException.class, () -> open.get(oversized), "as RemixDB.get");
+                assertThrows(IllegalArgumentException.class, () -> db.get(oversized));
+            }
         }
     }
 
