@@ -89,30 +89,41 @@ class StoreFormatAndLimitsTest {
         timestamped.close();
     }
 
+    /** Bytes of each value {@link #cutShortConversion} writes. */
+    private static final int BIG = 64 << 10;
+
+    /**
+     * Fills a plain store "s" with values of {@link #BIG} bytes, about {@code batches} conversion
+     * batches of them (each value's first two bytes its index), then runs a conversion to the
+     * timestamped format that stops after {@code converted} batches, as a crash would leave it.
+     * Returns how many keys were written.
+     */
+    private int cutShortConversion(StoreFixture context, int batches, int converted) throws Exception {
+        RemixKeyValueStore plain = open(context, "s", false);
+        int n = (int) (batches * StoreFormat.BATCH_BYTES / BIG) + 7;
+        for (int i = 0; i < n; i++) {
+            byte[] big = new byte[BIG];
+            big[0] = (byte) i;
+            big[1] = (byte) (i >> 8);
+            plain.put(key(i), big);
+        }
+        plain.close();
+        Path db = context.stateDir().toPath().resolve("s");
+        try (RemixDB d = RemixDB.open(db, StoreOptions.forStore("s", Map.of()))) {
+            StoreFormat.check(d, true, "s", db, converted);
+        }
+        return n;
+    }
+
     @Test
     void aConversionCutShortResumesWithoutConvertingAValueTwice() throws Exception {
         StoreFixture context = new StoreFixture(dir.toFile());
-        RemixKeyValueStore plain = open(context, "s", false);
-        // Enough bytes for several conversion batches.
-        byte[] big = new byte[64 << 10];
-        int n = (int) (3 * StoreFormat.BATCH_BYTES / big.length) + 7;
-        for (int i = 0; i < n; i++) {
-            big[0] = (byte) i;
-            big[1] = (byte) (i >> 8);
-            plain.put(key(i), big.clone());
-        }
-        plain.close();
-
-        // A conversion that stops after two batches, as a crash would leave it.
-        Path db = context.stateDir().toPath().resolve("s");
-        try (RemixDB d = RemixDB.open(db, StoreOptions.forStore("s", Map.of()))) {
-            StoreFormat.check(d, true, "s", db, 2);
-        }
+        int n = cutShortConversion(context, 3, 2);
 
         RemixKeyValueStore timestamped = open(context, "s", true);
         for (int i = 0; i < n; i++) {
             byte[] got = timestamped.get(key(i));
-            assertEquals(8 + big.length, got.length, "value " + i + " converted exactly once");
+            assertEquals(8 + BIG, got.length, "value " + i + " converted exactly once");
             assertEquals(-1L, java.nio.ByteBuffer.wrap(got).getLong());
             assertEquals((byte) i, got[8]);
             assertEquals((byte) (i >> 8), got[9]);
@@ -123,17 +134,7 @@ class StoreFormatAndLimitsTest {
     @Test
     void aHalfConvertedStoreOpensOnlyAsTimestamped() throws Exception {
         StoreFixture context = new StoreFixture(dir.toFile());
-        RemixKeyValueStore plain = open(context, "s", false);
-        byte[] big = new byte[64 << 10];
-        int n = (int) (2 * StoreFormat.BATCH_BYTES / big.length) + 3;
-        for (int i = 0; i < n; i++) {
-            plain.put(key(i), big);
-        }
-        plain.close();
-        Path db = context.stateDir().toPath().resolve("s");
-        try (RemixDB d = RemixDB.open(db, StoreOptions.forStore("s", Map.of()))) {
-            StoreFormat.check(d, true, "s", db, 1);  // one batch converted, then a crash
-        }
+        int n = cutShortConversion(context, 2, 1);
 
         // A rollback to the plain supplier now would read half-converted values: refused.
         RemixKeyValueStore again = new RemixKeyValueStore("s", RemixKeyValueBytesStoreSupplier.METRICS_SCOPE);
@@ -142,7 +143,7 @@ class StoreFormatAndLimitsTest {
 
         RemixKeyValueStore timestamped = open(context, "s", true);
         for (int i = 0; i < n; i++) {
-            assertEquals(8 + big.length, timestamped.get(key(i)).length, "value " + i);
+            assertEquals(8 + BIG, timestamped.get(key(i)).length, "value " + i);
         }
         timestamped.close();
     }
