@@ -39,12 +39,13 @@ import java.util.Locale;
  *                          compaction debt that reads pay for (what a merge of those partitions
  *                          would remove)
  * @param scanReturned      entries cursors returned from the current tables, counted the same way
+ * @param tombstones        tombstones among {@code keys} (point deletes; range deletes not counted)
  */
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
                     long walBytesWritten, long tableBytesWritten, long manifestBytesWritten, Compactions compactions,
                     long offHeapBytes, long blockCacheBytes, long stallNanos, long slowdownNanos, int frozenMemtables,
                     int openSnapshots, long leakedSnapshots, int openCursors, String ioEngine,
-                    long readAheadBlocks, long scanSkipped, long scanReturned) {
+                    long readAheadBlocks, long scanSkipped, long scanReturned, long tombstones) {
 
     /**
      * Partition compactions since open, by kind.
@@ -73,11 +74,21 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 : (double) (walBytesWritten + tableBytesWritten + manifestBytesWritten) / userBytesWritten;
     }
 
+    /**
+     * An estimate of the live keys: {@link #keys()} less twice the {@link #tombstones()}, since a
+     * tombstone usually hides one older version and counts itself; at least 0. RocksDB's
+     * {@code rocksdb.estimate-num-keys} is estimated the same way. Overwrites still count once per
+     * version until compaction merges them, and range deletes are not subtracted.
+     */
+    public long estimatedLiveKeys() {
+        return Math.max(0, keys - 2 * tombstones);
+    }
+
     /** One figure per line, sizes in readable units. */
     @Override
     public String toString() {
         return String.format(Locale.ROOT, """
-                keys (upper bound)   %,d
+                keys (upper bound)   %,d (%,d tombstones; about %,d live)
                 disk                 %s in %d tables, %d partitions
                 written              user %s, WAL %s, tables+REMIX %s, manifests %s (write amplification %.2f)
                 compactions          %d minor, %d major, %d split, %d aborted, %d idle merges (%s optional); %d memtables in %d rounds
@@ -86,7 +97,7 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 open                 %d snapshots (%d leaked so far), %d cursors
                 reads                through %s, %d blocks read ahead by scans
                 scans of tables      %,d entries returned, %,d stale or deleted passed over""",
-                keys, bytes(diskBytes), tables, partitions,
+                keys, tombstones, estimatedLiveKeys(), bytes(diskBytes), tables, partitions,
                 bytes(userBytesWritten), bytes(walBytesWritten), bytes(tableBytesWritten), bytes(manifestBytesWritten),
                 writeAmplification(),
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),

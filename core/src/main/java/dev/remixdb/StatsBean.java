@@ -211,6 +211,16 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
+    public long getTombstones() {
+        return stats().tombstones();
+    }
+
+    @Override
+    public long getEstimatedLiveKeys() {
+        return stats().estimatedLiveKeys();
+    }
+
+    @Override
     public String toString() {
         return "RemixDB at " + path + "\n" + stats();
     }

@@ -20,9 +20,11 @@ final class StatsCollector {
     static Stats collect(ReadState s, Counters c, BlockCache cache, Path dir, int openSnapshots, int openCursors,
                          String ioEngine, long readAheadBlocks) {
         long keys = s.mem().memtable().entryCount();
+        long tombstones = s.mem().memtable().tombstoneCount();
         long offHeap = s.mem().memtable().memoryBytes() + cache.memoryBytes();
         for (MemtableRef f : s.frozen()) {
             keys += f.memtable().entryCount();
+            tombstones += f.memtable().tombstoneCount();
             offHeap += f.memtable().memoryBytes();
         }
         long disk = 0;
@@ -30,6 +32,7 @@ final class StatsCollector {
         long scanReturned = 0;
         for (Partition p : s.version().partitions()) {
             keys += p.keyCount();
+            tombstones += p.tombstoneCount();
             scanSkipped += p.scanHidden();
             scanReturned += p.scanVisible();
             offHeap += p.memoryBytes();
@@ -42,7 +45,7 @@ final class StatsCollector {
                         c.optionalBytes.sum(), c.rounds.sum(), c.roundMemtables.sum()),
                 offHeap, cache.memoryBytes(), c.stallNanos.sum(), c.slowdownNanos.sum(), s.frozen().size(),
                 openSnapshots, c.leakedSnapshots.sum(), openCursors, ioEngine, readAheadBlocks, scanSkipped,
-                scanReturned);
+                scanReturned, tombstones);
     }
 
     private static long walAndManifestBytes(Path dir) {

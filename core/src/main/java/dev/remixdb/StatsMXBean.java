@@ -72,4 +72,10 @@ public interface StatsMXBean {
 
     /** {@link Stats#scanReturned()}. */
     long getScanReturned();
+
+    /** {@link Stats#tombstones()}. */
+    long getTombstones();
+
+    /** {@link Stats#estimatedLiveKeys()}. */
+    long getEstimatedLiveKeys();
 }

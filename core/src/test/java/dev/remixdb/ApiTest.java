@@ -338,6 +338,37 @@ class ApiTest {
         }
     }
 
+    @Test
+    void statsCountTombstonesAndEstimateLiveKeys() throws Exception {
+        try (RemixDB db = RemixDB.open(dir, Options.builder().build())) {
+            for (int i = 0; i < 100; i++) {
+                db.put(("k" + i).getBytes(StandardCharsets.UTF_8), new byte[] {1});
+            }
+            for (int i = 0; i < 60; i++) {
+                db.delete(("k" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            WriteBatch deferred = new WriteBatch();
+            for (int i = 100; i < 110; i++) {
+                deferred.put(("k" + i).getBytes(StandardCharsets.UTF_8), new byte[] {2});
+            }
+            deferred.delete("k99".getBytes(StandardCharsets.UTF_8));
+            db.writeDeferred(deferred);
+            db.publishDeferred();
+            Stats s = db.stats();
+            assertEquals(171, s.keys(), s.toString());
+            assertEquals(61, s.tombstones(), s.toString());
+            assertEquals(49, s.estimatedLiveKeys(), s.toString());
+            assertEquals(49, db.statsBean().getEstimatedLiveKeys());
+            assertEquals(61, db.statsBean().getTombstones());
+            db.compactMemtable();
+            s = db.stats();
+            // Into an empty partition a compaction keeps no tombstone and one version per key.
+            assertEquals(49, s.keys(), s.toString());
+            assertEquals(0, s.tombstones(), s.toString());
+            assertEquals(49, s.estimatedLiveKeys(), s.toString());
+        }
+    }
+
     // ------------------------------------------------------------------ options
 
     @Test

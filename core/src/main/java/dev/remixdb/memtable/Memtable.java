@@ -55,6 +55,9 @@ public final class Memtable implements AutoCloseable {
     private volatile boolean pointIndexed = true;
     private final AtomicBoolean adding = new AtomicBoolean();
     private volatile long entryCount;
+    /** Tombstones among {@link #entryCount}, and among the deferred entries not linked yet. */
+    private volatile long tombstoneCount;
+    private int deferredTombstones;
     private volatile long dataBytes;
     /** Range deletes, oldest first; replaced whole on each one (they are few). */
     private volatile RangeTombstone[] ranges = NO_RANGES;
@@ -165,9 +168,12 @@ public final class Memtable implements AutoCloseable {
             long e = ordered.allocate(Entries.bytes(key.length, valueLen));
             entries.write(e, seq, key, value, valueLen, tombstone);
             if (!staged) {
-                return link(e, seq, key.length, valueLen);
+                return link(e, seq, key.length, valueLen, tombstone);
             }
             deferred.add(e);
+            if (tombstone) {
+                deferredTombstones++;
+            }
             dataBytes = dataBytes + key.length + valueLen;
             return e;
         } finally {
@@ -179,11 +185,11 @@ public final class Memtable implements AutoCloseable {
                         MemorySegment value, long valueOff, int valueLen, boolean tombstone) {
         long e = ordered.allocate(Entries.bytes(keyLen, valueLen));
         entries.write(e, seq, userKey, userKeyOff, keyLen, value, valueOff, valueLen, tombstone);
-        return link(e, seq, keyLen, valueLen);
+        return link(e, seq, keyLen, valueLen, tombstone);
     }
 
     /** Puts the written entry {@code e} into the index (and the point index) and counts it. */
-    private long link(long e, long seq, int keyLen, int valueLen) {
+    private long link(long e, long seq, int keyLen, int valueLen, boolean tombstone) {
         // From here on the entry's own copy of the key: the caller's array may be changing under us
         // (its bug), and the index must see one key throughout.
         MemorySegment key = entries.segment(e);
@@ -202,6 +208,9 @@ public final class Memtable implements AutoCloseable {
             index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this, newest);
         }
         entryCount = entryCount + 1;
+        if (tombstone) {
+            tombstoneCount = tombstoneCount + 1;
+        }
         dataBytes = dataBytes + keyLen + valueLen;
         if (newest) {
             maxSeq = seq;
@@ -272,6 +281,8 @@ public final class Memtable implements AutoCloseable {
             }
             deferred.clear();
             entryCount = entryCount + n;
+            tombstoneCount = tombstoneCount + deferredTombstones;
+            deferredTombstones = 0;
             maxSeq = firstSeq + n - 1;
         } finally {
             adding.set(false);
@@ -508,6 +519,11 @@ public final class Memtable implements AutoCloseable {
     /** Number of entries (versions and tombstones) added. */
     public long entryCount() {
         return entryCount;
+    }
+
+    /** Number of tombstones among {@link #entryCount()} (range deletes not included). */
+    public long tombstoneCount() {
+        return tombstoneCount;
     }
 
     /** Key and value bytes added, without the index and chunk overhead. */

@@ -147,6 +147,15 @@ public final class Partition extends RefCounted {
         return sum;
     }
 
+    /** Tombstones among {@link #keyCount()}. */
+    public long tombstoneCount() {
+        long sum = 0;
+        for (TableHandle t : tables) {
+            sum += t.table().tombstoneCount();
+        }
+        return sum;
+    }
+
     /** Native memory of the REMIX and the tables' metadata. */
     public long memoryBytes() {
         long sum = remix == null ? 0 : remix.memoryBytes();

@@ -399,15 +399,16 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public long approximateNumEntries() {
         try {
             RemixDB d = readable("approximateNumEntries");
-            // The store's entry count (an upper bound: versions and tombstones count) less the store's
-            // own metadata keys, so that an empty store reports 0, as Kafka's stores do.
+            // The store's estimate of its live keys (versions count until compaction merges them;
+            // a tombstone takes itself and the version it hides off, as RocksDB's estimate does)
+            // less the store's own metadata keys, so that an empty store reports 0, as Kafka's do.
             long meta = 0;
             try (Cursor c = d.cursor(StoreKeys.META_START, StoreKeys.DATA_START)) {
                 for (c.seekToFirst(); c.isValid(); c.next()) {
                     meta++;
                 }
             }
-            return Math.max(0, d.stats().keys() - meta);
+            return Math.max(0, d.stats().estimatedLiveKeys() - meta);
         } catch (ClosedException e) {
             throw failure("approximateNumEntries", e);
         }

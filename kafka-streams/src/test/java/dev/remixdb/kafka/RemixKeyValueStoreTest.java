@@ -250,6 +250,19 @@ class RemixKeyValueStoreTest {
     }
 
     @Test
+    void deletesTakeEntriesOffTheCount() {
+        for (int i = 0; i < 100; i++) {
+            store.put(b(i), new byte[] {1});
+        }
+        for (int i = 0; i < 60; i++) {
+            store.delete(b(i));
+        }
+        assertEquals(40, store.approximateNumEntries());
+        store.flush();
+        assertEquals(40, store.approximateNumEntries());
+    }
+
+    @Test
     void theInvalidRangeWarningIsKafkasOwnSentence() throws Exception {
         // Kafka's RocksDB store has the sentence inline in its code: find it in the class file.
         try (var in = org.apache.kafka.streams.state.internals.RocksDBStore.class
