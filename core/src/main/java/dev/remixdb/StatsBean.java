@@ -201,6 +201,11 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
+    public long getReadAheadBlocks() {
+        return stats().readAheadBlocks();
+    }
+
+    @Override
     public long getScanSkipped() {
         return stats().scanSkipped();
     }

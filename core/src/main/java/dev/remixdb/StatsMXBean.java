@@ -67,6 +67,9 @@ public interface StatsMXBean {
 
     int getOpenCursors();
 
+    /** {@link Stats#readAheadBlocks()}. */
+    long getReadAheadBlocks();
+
     /** {@link Stats#scanSkipped()}. */
     long getScanSkipped();
 

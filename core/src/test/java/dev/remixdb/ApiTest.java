@@ -369,6 +369,35 @@ class ApiTest {
         }
     }
 
+    @Test
+    void everyStatsFigureHasItsMXBeanGetter() throws Exception {
+        java.util.Set<String> getters = new java.util.HashSet<>();
+        for (java.lang.reflect.Method m : StatsMXBean.class.getMethods()) {
+            getters.add(m.getName());
+        }
+        for (java.lang.reflect.RecordComponent c : Stats.class.getRecordComponents()) {
+            String name = c.getName();
+            if (name.equals("compactions")) {
+                continue;  // one getter per kind, checked below
+            }
+            name = name.replace("Nanos", "Millis");
+            String getter = "get" + Character.toUpperCase(name.charAt(0)) + name.substring(1);
+            assertTrue(getters.contains(getter), "Stats." + c.getName() + " has no " + getter + " in StatsMXBean");
+        }
+        for (java.lang.reflect.RecordComponent c : Stats.Compactions.class.getRecordComponents()) {
+            assertTrue(getters.stream().anyMatch(g -> g.toLowerCase(java.util.Locale.ROOT)
+                            .contains(c.getName().toLowerCase(java.util.Locale.ROOT))),
+                    "Stats.Compactions." + c.getName() + " has no getter in StatsMXBean");
+        }
+        try (RemixDB db = RemixDB.open(dir, Options.builder().build())) {
+            db.put(new byte[] {1}, new byte[] {2});
+            StatsMXBean bean = db.statsBean();
+            for (java.lang.reflect.Method m : StatsMXBean.class.getMethods()) {
+                assertDoesNotThrow(() -> m.invoke(bean), m.getName());
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ options
 
     @Test

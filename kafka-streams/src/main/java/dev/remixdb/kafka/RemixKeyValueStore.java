@@ -292,8 +292,8 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
 
     /**
      * Applies a batch from the changelog (restore); see {@link RestoreCallback}. Unlogged: the
-     * changelog is the log, and the commit that records the restored offsets is a logged write, which
-     * RemixDB lets in only after the unlogged data before it is in tables. Deferred: RemixDB sorts a
+     * changelog is the log, and the commits that record the restored offsets meanwhile are unlogged
+     * too (see {@link #commit}), so they reach the tables with the data before them. Deferred: RemixDB sorts a
      * memtable's worth of restored records before indexing them, and reads here publish them first
      * ({@link #readable}); a commit's write does so by itself.
      */

@@ -14,9 +14,9 @@ import java.util.Collection;
  * written with {@link dev.remixdb.RemixDB#writeDeferred}: the changelog already is a log, so a
  * restore writes no WAL and syncs nothing, and RemixDB indexes a memtable's worth of records at a
  * time, sorted, rather than each where it falls (reads of the store publish them first). A null value is a delete. Kafka commits the store
- * (offsets as a logged write, then a sync) as restoration goes on; RemixDB puts the restored data
- * into tables before that write goes in, so a crash before a commit restores the same records
- * again, and the offsets that survive one never run ahead of the data.
+ * as restoration goes on; while it restores, those commits write the offsets without the WAL too
+ * (see {@link RemixKeyValueStore#commit}), and memtables reach the tables whole and oldest first,
+ * so the offsets that survive a crash never run ahead of the data and Kafka restores again from them.
  *
  * <p>It is a {@link RecordBatchingStateRestoreCallback} (a {@code BatchingStateRestoreCallback} that
  * also receives whole records) so that, when the changelog carries position headers (IQv2
