@@ -200,10 +200,22 @@ public final class Backups {
      * Every backup in {@code backupDir} with a whole descriptor, oldest first.
      *
      * @throws NoSuchFileException when {@code backupDir} is not a directory
+     * @throws java.nio.file.FileSystemException when it holds other files and is not a backup
+     *                             directory (no {@code BACKUPS} mark)
      */
     public static List<BackupInfo> list(Path backupDir) throws IOException {
         if (!Files.isDirectory(backupDir)) {
             throw new NoSuchFileException(backupDir.toString(), null, "no backup directory");
+        }
+        if (!Files.exists(backupDir.resolve(MARK)) && !Files.isDirectory(backupDir.resolve(META))) {
+            // An empty directory is a backup directory not used yet; one with other files (a store,
+            // a mistyped path) is not, and an empty list would read as "no backups there".
+            try (Stream<Path> s = Files.list(backupDir)) {
+                if (s.anyMatch(p -> !p.getFileName().toString().equals(LOCK))) {
+                    throw new java.nio.file.FileSystemException(backupDir.toString(), null,
+                            "not a backup directory: it has no " + MARK + " mark and holds other files");
+                }
+            }
         }
         List<BackupInfo> out = new ArrayList<>();
         for (Descriptor d : readAll(backupDir, null).values()) {

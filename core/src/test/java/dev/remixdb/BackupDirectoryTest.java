@@ -135,4 +135,16 @@ class BackupDirectoryTest {
     void listingAMissingDirectoryIsAnError() {
         assertThrows(NoSuchFileException.class, () -> Backups.list(tmp.resolve("typo")));
     }
+
+    @Test
+    void listingADirectoryThatIsNotOneOfBackupsIsAnErrorAndAnEmptyOneIsNot() throws Exception {
+        Path store = tmp.resolve("store");
+        try (RemixDB db = RemixDB.open(store, small())) {
+            db.put(new byte[] {1}, new byte[] {2});
+        }
+        java.nio.file.FileSystemException e = assertThrows(java.nio.file.FileSystemException.class,
+                () -> Backups.list(store));
+        assertTrue(e.getMessage().contains("not a backup directory"), e.getMessage());
+        assertTrue(Backups.list(Files.createDirectories(tmp.resolve("empty"))).isEmpty());
+    }
 }

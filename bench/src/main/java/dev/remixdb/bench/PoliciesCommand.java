@@ -35,11 +35,12 @@ import picocli.CommandLine.Option;
  * of keys) and Garnering's level count against plain leveling's. Charts with {@code --chart DIR}.
  */
 @Command(name = "policies",
-        description = {"Compaction policies compared in the simulator (no I/O): write amplification, runs per",
-                "partition, space amplification and compaction debt, over time and against the key count.",
+        description = {"Compaction policies compared in the simulator (no I/O).",
+                "Write amplification, runs per partition, space amplification and compaction debt, over time",
+                "and against the key count.",
                 "",
                 "Workloads: load (fresh random keys), zipf (Zipfian overwrites of --keys keys), deletes",
-                "(uniform writes of --keys keys, 30% of them deletes, one 50-entry scan per write), scanmix (uniform",
+                "(uniform writes of --keys keys, 30%% of them deletes, one 50-entry scan per write), scanmix (uniform",
                 "overwrites of --keys keys, nine 50-entry scans per write). Entries are 136 bytes (16 B keys, 120 B",
                 "values), memtables and tables 64 MiB, as in 'db'.",
                 ""},

@@ -12,8 +12,8 @@ import java.util.HexFormat;
 final class Bytes {
     private static final HexFormat HEX = HexFormat.of();
 
-    @Option(names = "--hex", description = "Keys on the command line are hex, and keys and values print as hex"
-            + " (default: UTF-8 text).")
+    @Option(names = "--hex", description = "Keys are hex, on the command line and in what is printed, as are"
+            + " printed values (default: UTF-8 text).")
     boolean hex;
 
     /** A key argument as bytes; null stays null (an open bound). */

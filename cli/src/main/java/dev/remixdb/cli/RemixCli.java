@@ -62,7 +62,13 @@ public final class RemixCli implements Callable<Integer> {
         });
         cl.setParameterExceptionHandler((e, args) -> {
             CommandLine c = e.getCommandLine();
-            c.getErr().println("error: " + e.getMessage());
+            if (e instanceof CommandLine.UnmatchedArgumentException u && c.getParent() == null
+                    && !u.getUnmatched().isEmpty() && !u.getUnmatched().getFirst().startsWith("-")) {
+                // picocli says "Unmatched arguments from index 0" for a mistyped command.
+                c.getErr().println("error: unknown command '" + u.getUnmatched().getFirst() + "'");
+            } else {
+                c.getErr().println("error: " + e.getMessage());
+            }
             c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help'.");
             c.getErr().flush();
             return USAGE;

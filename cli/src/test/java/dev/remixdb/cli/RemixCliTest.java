@@ -174,6 +174,9 @@ class RemixCliTest {
         r = run("backups", tmp.resolve("typo").toString());
         assertEquals(1, r.exit(), "a backup directory that does not exist is an error");
         assertTrue(r.err().contains("typo"), r.err());
+        r = run("backups", store.toString());
+        assertEquals(1, r.exit(), "a store is not a backup directory: " + r.out());
+        assertTrue(r.err().contains("not a backup directory"), r.err());
     }
 
     @Test
@@ -192,7 +195,9 @@ class RemixCliTest {
         assertEquals(2, r.exit());
         assertTrue(r.out().contains("Commands:"));
         assertEquals(2, run("scan").exit());
-        assertEquals(2, run("frobnicate").exit());
+        r = run("frobnicate");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("unknown command 'frobnicate'"), r.err());
         assertEquals(2, run("scan", store.toString(), "--limit", "-1").exit());
         r = run("stats", tmp.resolve("missing").toString());
         assertEquals(1, r.exit());

@@ -124,6 +124,7 @@ record RemixDBSettings(Path dir, Options options, boolean printStats) {
                 + "\n  " + COMPRESSION + "=" + o.compression().name().toLowerCase(Locale.ROOT)
                 + "\n  " + COMPACTION_THREADS + "=" + o.compactionThreads()
                 + "\n  " + FROZEN_IN_CACHE_ROOM + "=" + o.frozenInCacheRoom()
+                + "\n  " + JMX + "=" + o.jmx()
                 + "\n  compaction policy (remixdb.compaction.*): " + o.compactionPolicy()
                 + "\n  memtable abort fraction (not settable here): " + o.abortFraction()
                 + "\n  " + PRINT_STATS + "=" + printStats;

@@ -62,6 +62,7 @@ class RemixDBSettingsTest {
         RemixDBSettings s = RemixDBSettings.from(props("remixdb.dir", "d", "remixdb.print_stats", "true"));
         assertTrue(s.printStats());
         assertTrue(s.describe().contains("remixdb.print_stats=true"), s.describe());
+        assertTrue(s.describe().contains("remixdb.jmx=false"), "every property is described: " + s.describe());
         assertTrue(error(props("remixdb.dir", "d", "remixdb.print_stats", "yes")).startsWith("remixdb.print_stats"));
     }
 

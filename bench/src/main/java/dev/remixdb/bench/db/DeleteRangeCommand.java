@@ -37,7 +37,7 @@ import java.util.concurrent.Callable;
  * range (each must land past it) before and after that compaction.
  */
 @Command(name = "delete-range",
-        description = {"A range delete of 10% of the keys vs as many single deletes, RemixDB and RocksDB in one run.",
+        description = {"A range delete of 10%% of the keys vs as many single deletes, RemixDB and RocksDB in one run.",
                 "",
                 "Loads N keys (16-byte keys in random order, 120-byte values); deletes the keys of one contiguous",
                 "tenth of the key space, either with one range delete or one delete per key (found by a scan first,",

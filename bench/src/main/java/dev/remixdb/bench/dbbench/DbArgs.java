@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
  * uses. Counts left null here take their default from {@code --quick} or from another option.
  */
 public final class DbArgs {
-    @Option(names = "--quick", description = "About a minute or two for both stores: 1M keys, 500k reads and seeks, "
+    @Option(names = "--quick", description = "About a minute for both stores on 2 cores: 1M keys, 500k reads and seeks, "
             + "100k scans (options given too override these).")
     boolean quick;
 
