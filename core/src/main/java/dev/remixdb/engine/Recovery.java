@@ -92,7 +92,17 @@ public final class Recovery {
                 throw new CorruptionException(FileNames.wal(dir, data.firstLiveWal()), 0,
                         RecoveryRules.firstWalMissingMessage(dir));
             }
-            lastSeq = replay(dir, wals, data.lastSequence(), memtable);
+            List<Long> empty = new ArrayList<>();
+            lastSeq = replay(dir, wals, data.lastSequence(), memtable, empty);
+            // Each open starts a new WAL; one that never got a record (an open and close with no
+            // write, as the CLI's reads do) would otherwise stay until the memtable is compacted,
+            // one more file per open to replay, checkpoint and back up. It holds nothing: delete it.
+            // The first live WAL stays, since the MANIFEST names it; the directory sync below covers
+            // the deletes.
+            for (long number : empty) {
+                Files.deleteIfExists(FileNames.wal(dir, number));
+                wals.remove(Long.valueOf(number));
+            }
         } catch (IOException | RuntimeException | Error e) {
             memtable.close();
             throw e;
@@ -106,8 +116,12 @@ public final class Recovery {
         return new Recovered(directory, reader, cache, next, lastSeq, wal, mem, version);
     }
 
-    /** Replays the live WALs in order into {@code memtable}; returns the largest sequence number. */
-    private static long replay(Path dir, List<Long> wals, long manifestSeq, Memtable memtable) throws IOException {
+    /**
+     * Replays the live WALs in order into {@code memtable}; returns the largest sequence number. Adds
+     * to {@code empty} the WALs after the first that ended cleanly without a record.
+     */
+    private static long replay(Path dir, List<Long> wals, long manifestSeq, Memtable memtable, List<Long> empty)
+            throws IOException {
         long lastSeq = manifestSeq;
         RecoveryRules.SequenceCheck seqs = new RecoveryRules.SequenceCheck(manifestSeq);
         int lastWithRecords = RecoveryRules.lastWalWithRecords(dir, wals);
@@ -135,6 +149,9 @@ public final class Recovery {
                         memtable.add(seq, key, koff, klen, value, voff, vlen, type == WalOp.Type.DELETE);
                     });
             lastSeq = Math.max(lastSeq, r.maxSeq());
+            if (i > 0 && r.records() == 0 && r.tornBytes() == 0) {
+                empty.add(number);
+            }
         }
         return lastSeq;
     }
