@@ -414,7 +414,7 @@ public final class RemixDB implements AutoCloseable {
      * The fast way to walk a range: one cursor, one lock per scan rather than per call.
      *
      * @return the number of entries visited
-     * @throws IllegalArgumentException when {@code limit} is negative
+     * @throws IllegalArgumentException when {@code limit} is negative or {@code visitor} null
      */
     public int scan(byte[] from, byte[] to, int limit, EntryVisitor visitor) {
         return StoreCursor.scan(limit, visitor, () -> cursor(from, to));
@@ -504,6 +504,8 @@ public final class RemixDB implements AutoCloseable {
     /** Waits for background work, syncs the WAL, and releases every file and off-heap segment. */
     @Override
     public void close() throws IOException {
+        // A close refused on the I/O thread must leave everything as it was, the MBean included.
+        store.checkCloseAllowed();
         statsBean.unregister();
         store.close();
     }

@@ -51,6 +51,10 @@ final class Store implements AutoCloseable {
     private final Set<StoreCursor> cursors = ConcurrentHashMap.newKeySet();
     private final Set<StoreSnapshot.Pin> snapshots = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Set when close() begins: writes that skip the WAL are refused from then on (see {@link #beginUnlogged}). */
+    private volatile boolean closing;
+    /** Writes that skip the WAL under way. */
+    private final java.util.concurrent.atomic.AtomicInteger unloggedCalls = new java.util.concurrent.atomic.AtomicInteger();
 
     private Store(Recovery.Recovered r, EngineConfig config) {
         this.dir = r.dir();
@@ -100,18 +104,38 @@ final class Store implements AutoCloseable {
     }
 
     void writeUnlogged(List<WalOp> ops) throws IOException {
+        beginUnlogged();
         try {
             writes.writeUnlogged(ops);
         } catch (IOException e) {
             throw surface(e);
+        } finally {
+            unloggedCalls.decrementAndGet();
         }
     }
 
     void writeDeferred(List<WalOp> ops) throws IOException {
+        beginUnlogged();
         try {
             writes.writeDeferred(ops);
         } catch (IOException e) {
             throw surface(e);
+        } finally {
+            unloggedCalls.decrementAndGet();
+        }
+    }
+
+    /**
+     * Counts a write that skips the WAL as under way, or refuses it once close() has begun: close()
+     * waits for those under way, then puts them into tables, so that none returns and is then lost
+     * (a logged write that races close() is safe in the WAL, which close() writes out).
+     */
+    private void beginUnlogged() {
+        unloggedCalls.incrementAndGet();
+        // After the count, so that close() either sees it or this sees closing (both are volatile).
+        if (closing) {
+            unloggedCalls.decrementAndGet();
+            throw closedError();
         }
     }
 
@@ -175,6 +199,10 @@ final class Store implements AutoCloseable {
                 } catch (java.util.concurrent.TimeoutException e) {
                     versions.checkWritable();
                 } catch (java.util.concurrent.ExecutionException e) {
+                    if (closed) {
+                        // The compactor's close failed the request: a call that raced close() says so.
+                        throw closedError();
+                    }
                     throw e.getCause() instanceof IOException io ? io
                             : new IOException("compaction of the range failed: " + e.getCause(), e.getCause());
                 }
@@ -381,23 +409,33 @@ final class Store implements AutoCloseable {
         return closed;
     }
 
+    /** Refuses a close on the store's I/O thread, before anything is changed. */
+    void checkCloseAllowed() {
+        if (reader.onOwnThread() && !closed) {
+            // It would wait for lookups that only this thread can finish, then stop this thread.
+            throw new IllegalStateException("a store cannot be closed from a stage of its asynchronous read that runs"
+                    + " on its I/O thread: close it from another thread, or attach the stage with an ...Async method");
+        }
+    }
+
     /**
      * Waits for writes in progress and the running compaction, closes open cursors and snapshots,
      * syncs the WAL, waits for the last reader, and frees every file and segment. Idempotent.
      */
     @Override
     public void close() throws IOException {
-        if (reader.onOwnThread() && !closed) {
-            // It would wait for lookups that only this thread can finish, then stop this thread.
-            throw new IllegalStateException("a store cannot be closed from a stage of its asynchronous read that runs"
-                    + " on its I/O thread: close it from another thread, or attach the stage with an ...Async method");
-        }
+        checkCloseAllowed();
         Throwable error = null;
         synchronized (this) {
             if (closed) {
                 return;
             }
-            // Writes that skipped the WAL live only in memtables: into tables with them first.
+            // Writes that skipped the WAL live only in memtables: into tables with them first, once
+            // the last of them under way has returned.
+            closing = true;
+            while (unloggedCalls.get() > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            }
             try {
                 if (writes.unloggedPending()) {
                     writes.sync();

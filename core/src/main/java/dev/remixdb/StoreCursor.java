@@ -354,7 +354,9 @@ final class StoreCursor implements Cursor {
      * cursor is opened, then scans with the cursor {@code open} makes and closes it.
      */
     static int scan(int limit, EntryVisitor visitor, java.util.function.Supplier<Cursor> open) {
-        java.util.Objects.requireNonNull(visitor, "visitor");
+        if (visitor == null) {
+            throw new IllegalArgumentException("visitor must not be null");
+        }
         if (limit < 0) {
             throw new IllegalArgumentException("negative limit: " + limit);
         }

@@ -16,6 +16,7 @@ import java.util.function.Function;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -44,6 +45,10 @@ class AsyncStagesTest {
 
     /** A store whose tables hold every key and whose cache holds four blocks: lookups read the disk. */
     private RemixDB open() throws Exception {
+        return open(false);
+    }
+
+    private RemixDB open(boolean jmx) throws Exception {
         String why = dev.remixdb.io.IoUringBlockReader.unavailableReason();
         assumeTrue(why == null, () -> "io_uring not available here: " + why);
         Options build = Options.builder().memtableBytes(256 * 1024).tableBytes(64 * 1024).build();
@@ -53,7 +58,8 @@ class AsyncStagesTest {
             }
             db.compactMemtable();
         }
-        return RemixDB.open(dir, Options.builder().blockCacheBytes(16 * 1024).ioEngine(IoEngine.IO_URING).build());
+        return RemixDB.open(dir, Options.builder().blockCacheBytes(16 * 1024).ioEngine(IoEngine.IO_URING).jmx(jmx)
+                .build());
     }
 
     /**
@@ -113,7 +119,11 @@ class AsyncStagesTest {
 
     @Test
     void closeInAStageOnTheIoThreadIsRefusedAndTheStoreStaysWhole() throws Exception {
-        RemixDB db = open();
+        RemixDB db = open(true);
+        javax.management.ObjectName bean = new javax.management.ObjectName("dev.remixdb:type=RemixDB,path="
+                + javax.management.ObjectName.quote(dir.toAbsolutePath().toString()));
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        assertTrue(server.isRegistered(bean), "registered at open: " + bean);
         IllegalStateException e = onRingThread(db, v -> {
             try {
                 db.close();
@@ -125,6 +135,7 @@ class AsyncStagesTest {
             }
         });
         assertTrue(e != null && e.getMessage().contains("I/O thread"), String.valueOf(e));
+        assertTrue(server.isRegistered(bean), "the refused close left the MBean registered");
         List<CompletableFuture<byte[]>> more = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             more.add(db.getAsync(key(i * 37)));
@@ -134,6 +145,7 @@ class AsyncStagesTest {
         }
         db.close();
         assertThrows(ClosedException.class, () -> db.get(key(1)));
+        assertFalse(server.isRegistered(bean), "the close unregistered the MBean");
     }
 
     @Test

@@ -151,6 +151,10 @@ class ViewsTest {
                 }
             }
             assertThrows(IllegalArgumentException.class, () -> db.scan(null, null, -1, (k, v) -> true));
+            assertThrows(IllegalArgumentException.class, () -> db.scan(null, null, 10, null));
+            try (Snapshot s = db.snapshot()) {
+                assertThrows(IllegalArgumentException.class, () -> s.scan(null, null, 10, null));
+            }
             assertEquals(0, db.stats().openCursors());
             try (Snapshot s = db.snapshot()) {
                 db.put("zzz".getBytes(StandardCharsets.UTF_8), new byte[]{1});
