@@ -10,18 +10,21 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The WAL's background work, on one daemon thread, so that writers never wait for it:
+ * The WAL's background work, on two daemon threads, so that writers never wait for it:
  * <ul>
- *   <li>writes what the current WAL has buffered once its oldest byte is {@code interval} old (when
- *       buffering is on), so that a write that was not synced still reaches the operating system
- *       within that time, while a busy store packs many writes into each record and system call;</li>
- *   <li>syncs and closes the WALs a memtable switch retired ({@link #retire}), then syncs the
- *       directory (the new WAL's entry): that fsync covers a whole memtable's log and can take a
- *       long time (on ext4 a directory fsync commits the journal, which writes out that log too),
- *       which the writer that switched memtables must not spend. {@link #awaitRetired()} lets a
- *       sync wait for it.</li>
+ *   <li>the flush thread writes what the current WAL has buffered once its oldest byte is
+ *       {@code interval} old (when buffering is on), so that a write that was not synced still
+ *       reaches the operating system within that time, while a busy store packs many writes into
+ *       each record and system call;</li>
+ *   <li>the retire thread syncs and closes the WALs a memtable switch retired ({@link #retire}),
+ *       then syncs the directory (the new WAL's entry): that fsync covers a whole memtable's log and
+ *       can take a long time (on ext4 a directory fsync commits the journal, which writes out that
+ *       log too), which neither the writer that switched memtables nor the flush thread must spend:
+ *       writes buffered meanwhile would wait for it (36-124 ms after a switch, measured, and over
+ *       200 ms under load, when one thread did both). {@link #awaitRetired()} lets a sync wait for it.</li>
  * </ul>
- * The thread parks while there is nothing to do; the write path wakes it ({@link #poke()}).
+ * Each thread parks while it has nothing to do; the write path wakes them ({@link #poke()},
+ * {@link #retire}).
  */
 final class WalFlusher implements AutoCloseable {
     private final Supplier<WalWriter> current;
@@ -29,6 +32,7 @@ final class WalFlusher implements AutoCloseable {
     private final long intervalNanos;
     private final Consumer<IOException> onFailure;
     private final Thread thread;
+    private final Thread retirer;
     private final ConcurrentLinkedQueue<WalWriter> retired = new ConcurrentLinkedQueue<>();
     private final Object retiredDone = new Object();
     /** The first failure to close a retired WAL (guarded by retiredDone). */
@@ -48,10 +52,12 @@ final class WalFlusher implements AutoCloseable {
         this.intervalNanos = intervalNanos;
         this.onFailure = onFailure;
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::loop);
+        this.retirer = Thread.ofPlatform().daemon().name(name + "-retire").unstarted(this::retireLoop);
     }
 
     void start() {
         thread.start();
+        retirer.start();
     }
 
     /** Something was buffered: wakes the thread if it parked for want of work. Cheap when it did not. */
@@ -62,13 +68,18 @@ final class WalFlusher implements AutoCloseable {
         }
     }
 
+    /** Whether the flush thread sleeps for want of work (nothing was buffered when it last looked). */
+    boolean idle() {
+        return parked;
+    }
+
     /**
      * Hands over a WAL a memtable switch replaced, written out already: synced and closed here, and
      * the directory synced after it (for the entry of the WAL that replaced it).
      */
     void retire(WalWriter wal) {
         retired.add(wal);
-        LockSupport.unpark(thread);
+        LockSupport.unpark(retirer);
     }
 
     /**
@@ -78,7 +89,7 @@ final class WalFlusher implements AutoCloseable {
      */
     void awaitRetired() throws IOException {
         synchronized (retiredDone) {
-            while (!retired.isEmpty() && thread.isAlive()) {
+            while (!retired.isEmpty() && retirer.isAlive()) {
                 try {
                     retiredDone.wait(100);
                 } catch (InterruptedException e) {
@@ -90,22 +101,19 @@ final class WalFlusher implements AutoCloseable {
                 throw new IOException("an older WAL could not be synced: " + retireFailure.getMessage(), retireFailure);
             }
         }
-        if (!thread.isAlive()) {
+        if (!retirer.isAlive()) {
             closeRetired();  // the thread stopped: finish here
         }
     }
 
     private void loop() {
         while (!stopped) {
-            if (closeRetired()) {
-                continue;
-            }
             WalWriter wal = current.get();
             if (intervalNanos == 0 || wal.bufferedBytes() == 0) {
-                // Announce the park, then look again: a writer that buffers (or retires) after this
-                // sees 'parked' (both are volatile), and one that did before is seen here.
+                // Announce the park, then look again: a writer that buffers after this sees 'parked'
+                // (both are volatile), and one that did before is seen here.
                 parked = true;
-                if ((intervalNanos == 0 || wal.bufferedBytes() == 0) && retired.isEmpty() && !stopped) {
+                if ((intervalNanos == 0 || wal.bufferedBytes() == 0) && !stopped) {
                     LockSupport.park(this);
                 }
                 parked = false;
@@ -124,7 +132,15 @@ final class WalFlusher implements AutoCloseable {
                 return;
             }
         }
-        closeRetired();
+    }
+
+    private void retireLoop() {
+        while (!stopped) {
+            if (!closeRetired() && retired.isEmpty() && !stopped) {
+                // retire() adds, then unparks: a WAL added after the look above leaves a permit.
+                LockSupport.park(this);
+            }
+        }
     }
 
     /**
@@ -154,17 +170,19 @@ final class WalFlusher implements AutoCloseable {
         return any;
     }
 
-    /** Stops the thread after it has closed the retired WALs (what is buffered stays for the WAL's close). */
+    /** Stops the threads after the retired WALs are closed (what is buffered stays for the WAL's close). */
     @Override
     public void close() {
         stopped = true;
-        LockSupport.unpark(thread);
         boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
+        for (Thread t : new Thread[] {thread, retirer}) {
+            LockSupport.unpark(t);
+            while (t.isAlive()) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
         }
         closeRetired();

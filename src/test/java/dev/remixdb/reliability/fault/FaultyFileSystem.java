@@ -84,6 +84,7 @@ public final class FaultyFileSystem extends FileSystem {
     private final FaultyProvider provider = new FaultyProvider(this);
     private final FileSystem base = FileSystems.getDefault();
     private final List<Rule> rules = new ArrayList<>();
+    private final List<Delay> delays = new ArrayList<>();
     private final List<String> injected = new CopyOnWriteArrayList<>();
     private final AtomicLong spaceLeft = new AtomicLong(Long.MAX_VALUE);
     private final AtomicLong bytesWritten = new AtomicLong();
@@ -103,7 +104,17 @@ public final class FaultyFileSystem extends FileSystem {
         rules.add(new Rule(op, kind, skip, sticky));
     }
 
-    /** Lets only {@code bytes} more bytes be written (to any file) before writes fail with ENOSPC. */
+    /**
+     * Makes every {@code op} on files of {@code kind} take {@code millis} longer from now on (a slow
+     * disk: an fsync of a large file, a device busy with other work); {@link #heal()} ends it.
+     */
+    public synchronized void slowOn(Op op, Kind kind, long millis) {
+        delays.add(new Delay(op, kind, millis));
+    }
+
+    private record Delay(Op op, Kind kind, long millis) {}
+
+        /** Lets only {@code bytes} more bytes be written (to any file) before writes fail with ENOSPC. */
     public void spaceLimit(long bytes) {
         spaceLeft.set(bytes);
     }
@@ -111,6 +122,7 @@ public final class FaultyFileSystem extends FileSystem {
     /** Removes every rule and the space limit: the disk works again. */
     public synchronized void heal() {
         rules.clear();
+        delays.clear();
         spaceLeft.set(Long.MAX_VALUE);
     }
 
@@ -181,6 +193,22 @@ public final class FaultyFileSystem extends FileSystem {
             checkPower(op.toString(), file);
         }
         Kind kind = Kind.of(file);
+        long delay = 0;
+        synchronized (this) {
+            for (Delay d : delays) {
+                if (d.op() == op && d.kind().matches(kind)) {
+                    delay += d.millis();
+                }
+            }
+        }
+        if (delay > 0) {
+            try {
+                Thread.sleep(delay);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted in a slowed " + op + " of " + file);
+            }
+        }
         synchronized (this) {
             for (Rule r : rules) {
                 if (r.op != op || !r.kind.matches(kind) || (r.fired && !r.sticky)) {
