@@ -40,6 +40,8 @@ final class WriteRequest {
     MemtableRef frozen;
     boolean done;
     Throwable error;
+    /** Set on a group's leader whose group the WAL flusher must write out: woken when the group is done. */
+    boolean pokeFlusher;
     /**
      * For a read-modify-write of one key: that key, its value read before the request queued (null:
      * absent) and the sequence number it was read at; {@link #readKey} null when nothing was read ahead.
