@@ -40,12 +40,20 @@ import java.util.Locale;
  *                          would remove)
  * @param scanReturned      entries cursors returned from the current tables, counted the same way
  * @param tombstones        tombstones among {@code keys} (point deletes; range deletes not counted)
+ * @param estimatedLiveKeys an estimate of the live keys: in memtables, entries less twice their
+ *                          tombstones (a delete there usually hides a version, in the memtable or
+ *                          below, and counts itself); in tables, entries less their tombstones (a
+ *                          tombstone that reached a table may hide nothing: its key's put was merged
+ *                          away with it), so that it is an upper bound there. Versions not yet merged
+ *                          by compaction count once each, a delete in a memtable of a key that does
+ *                          not exist takes one off, and range deletes are not subtracted. At least 0.
  */
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
                     long walBytesWritten, long tableBytesWritten, long manifestBytesWritten, Compactions compactions,
                     long offHeapBytes, long blockCacheBytes, long stallNanos, long slowdownNanos, int frozenMemtables,
                     int openSnapshots, long leakedSnapshots, int openCursors, String ioEngine,
-                    long readAheadBlocks, long scanSkipped, long scanReturned, long tombstones) {
+                    long readAheadBlocks, long scanSkipped, long scanReturned, long tombstones,
+                    long estimatedLiveKeys) {
 
     /**
      * Partition compactions since open, by kind.
@@ -74,16 +82,6 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 : (double) (walBytesWritten + tableBytesWritten + manifestBytesWritten) / userBytesWritten;
     }
 
-    /**
-     * An estimate of the live keys: {@link #keys()} less twice the {@link #tombstones()}, since a
-     * tombstone usually hides one older version and counts itself; at least 0. RocksDB's
-     * {@code rocksdb.estimate-num-keys} is estimated the same way. Overwrites still count once per
-     * version until compaction merges them, and range deletes are not subtracted.
-     */
-    public long estimatedLiveKeys() {
-        return Math.max(0, keys - 2 * tombstones);
-    }
-
     /** One figure per line, sizes in readable units. */
     @Override
     public String toString() {
@@ -97,7 +95,7 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 open                 %d snapshots (%d leaked so far), %d cursors
                 reads                through %s, %d blocks read ahead by scans
                 scans of tables      %,d entries returned, %,d stale or deleted passed over""",
-                keys, tombstones, estimatedLiveKeys(), bytes(diskBytes), tables, partitions,
+                keys, tombstones, estimatedLiveKeys, bytes(diskBytes), tables, partitions,
                 bytes(userBytesWritten), bytes(walBytesWritten), bytes(tableBytesWritten), bytes(manifestBytesWritten),
                 writeAmplification(),
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),

@@ -21,10 +21,12 @@ final class StatsCollector {
                          String ioEngine, long readAheadBlocks) {
         long keys = s.mem().memtable().entryCount();
         long tombstones = s.mem().memtable().tombstoneCount();
+        long live = keys - 2 * tombstones;
         long offHeap = s.mem().memtable().memoryBytes() + cache.memoryBytes();
         for (MemtableRef f : s.frozen()) {
             keys += f.memtable().entryCount();
             tombstones += f.memtable().tombstoneCount();
+            live += f.memtable().entryCount() - 2 * f.memtable().tombstoneCount();
             offHeap += f.memtable().memoryBytes();
         }
         long disk = 0;
@@ -33,6 +35,7 @@ final class StatsCollector {
         for (Partition p : s.version().partitions()) {
             keys += p.keyCount();
             tombstones += p.tombstoneCount();
+            live += p.keyCount() - p.tombstoneCount();
             scanSkipped += p.scanHidden();
             scanReturned += p.scanVisible();
             offHeap += p.memoryBytes();
@@ -45,7 +48,7 @@ final class StatsCollector {
                         c.optionalBytes.sum(), c.rounds.sum(), c.roundMemtables.sum()),
                 offHeap, cache.memoryBytes(), c.stallNanos.sum(), c.slowdownNanos.sum(), s.frozen().size(),
                 openSnapshots, c.leakedSnapshots.sum(), openCursors, ioEngine, readAheadBlocks, scanSkipped,
-                scanReturned, tombstones);
+                scanReturned, tombstones, Math.max(0, live));
     }
 
     private static long walAndManifestBytes(Path dir) {

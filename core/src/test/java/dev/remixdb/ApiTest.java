@@ -370,6 +370,27 @@ class ApiTest {
     }
 
     @Test
+    void theLiveKeyEstimateSurvivesPutAndDeleteChurnIntoTables() throws Exception {
+        try (RemixDB db = RemixDB.open(dir, Options.builder().build())) {
+            for (int i = 0; i < 1000; i++) {
+                db.put(("live-" + i).getBytes(StandardCharsets.UTF_8), new byte[] {1});
+            }
+            db.compactMemtable();
+            for (int round = 0; round < 4; round++) {
+                // Each put and its delete meet in one memtable; a tombstone alone reaches the tables.
+                for (int i = 0; i < 400; i++) {
+                    byte[] k = ("churn-" + round + "-" + i).getBytes(StandardCharsets.UTF_8);
+                    db.put(k, new byte[] {2});
+                    db.delete(k);
+                }
+                assertEquals(1000, db.stats().estimatedLiveKeys(), "round " + round + " in the memtable: " + db.stats());
+                db.compactMemtable();
+                assertEquals(1000, db.stats().estimatedLiveKeys(), "round " + round + " in tables: " + db.stats());
+            }
+        }
+    }
+
+    @Test
     void everyStatsFigureHasItsMXBeanGetter() throws Exception {
         java.util.Set<String> getters = new java.util.HashSet<>();
         for (java.lang.reflect.Method m : StatsMXBean.class.getMethods()) {

@@ -80,6 +80,8 @@ final class WalFlusher implements AutoCloseable {
     void retire(WalWriter wal) {
         retired.add(wal);
         LockSupport.unpark(retirer);
+        // The flush thread too: it may be about to park on the WAL this one replaced.
+        LockSupport.unpark(thread);
     }
 
     /**
@@ -111,9 +113,10 @@ final class WalFlusher implements AutoCloseable {
             WalWriter wal = current.get();
             if (intervalNanos == 0 || wal.bufferedBytes() == 0) {
                 // Announce the park, then look again: a writer that buffers after this sees 'parked'
-                // (both are volatile), and one that did before is seen here.
+                // (both are volatile), and one that did before is seen here. The current WAL is read
+                // again: a memtable switch meanwhile may have buffered its first write in a new one.
                 parked = true;
-                if ((intervalNanos == 0 || wal.bufferedBytes() == 0) && !stopped) {
+                if ((intervalNanos == 0 || current.get().bufferedBytes() == 0) && !stopped) {
                     LockSupport.park(this);
                 }
                 parked = false;

@@ -31,8 +31,8 @@ final class StoreMetrics {
         String task = context.taskId().toString();
         StatsMXBean stats = db.statsBean();
         gauge(metrics, task, metricsScope, storeName, "estimate-num-keys",
-                "Entries in memtables and tables, versions and tombstones included (an upper bound of the keys)",
-                stats, StatsMXBean::getKeys);
+                "Estimated live keys: entries in memtables and tables less deletes (RemixDB Stats.estimatedLiveKeys)",
+                stats, StatsMXBean::getEstimatedLiveKeys);
         gauge(metrics, task, metricsScope, storeName, "off-heap-bytes",
                 "Native memory of the store: memtables, block cache, REMIX and table metadata", stats,
                 StatsMXBean::getOffHeapBytes);
