@@ -2,6 +2,7 @@ package dev.remixdb;
 
 import dev.remixdb.files.FileNames;
 import dev.remixdb.files.StoreDirectory;
+import dev.remixdb.files.TargetClaim;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -211,7 +212,7 @@ public final class Backups {
             // An empty directory is a backup directory not used yet; one with other files (a store,
             // a mistyped path) is not, and an empty list would read as "no backups there".
             try (Stream<Path> s = Files.list(backupDir)) {
-                if (s.anyMatch(p -> !p.getFileName().toString().equals(LOCK))) {
+                if (s.anyMatch(p -> !ownFile(p.getFileName().toString()))) {
                     throw new java.nio.file.FileSystemException(backupDir.toString(), null,
                             "not a backup directory: it has no " + MARK + " mark and holds other files");
                 }
@@ -272,6 +273,12 @@ public final class Backups {
         }
         Descriptor d = descriptor(backupDir, id);
         Path to = target.toAbsolutePath().normalize();
+        try (TargetClaim claim = TargetClaim.claim(to)) {
+            restore(backupDir, id, d, to);
+        }
+    }
+
+    private static void restore(Path backupDir, long id, Descriptor d, Path to) throws IOException {
         if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
             throw new FileAlreadyExistsException(to.toString(), null, "the restore target must not exist");
         }
@@ -283,11 +290,17 @@ public final class Backups {
         try {
             for (Entry e : d.files()) {
                 Path from = e.path(backupDir, id);
-                if (!Files.exists(from)) {
+                Path copy = partial.resolve(e.name());
+                try {
+                    Files.copy(from, copy);
+                } catch (NoSuchFileException missing) {
+                    if (!Files.exists(backupDir.resolve(META).resolve(Long.toString(id)))) {
+                        // A create or delete removed the backup meanwhile: it is gone, not damaged.
+                        throw new NoSuchFileException(from.toString(), null,
+                                "backup " + id + " was removed while it was being restored");
+                    }
                     throw new CorruptionException(from, 0, "missing from backup " + id);
                 }
-                Path copy = partial.resolve(e.name());
-                Files.copy(from, copy);
                 if (Files.size(copy) != e.size()) {
                     throw new CorruptionException(from, Math.min(Files.size(copy), e.size()), Files.size(copy)
                             + " bytes, backup " + id + "'s descriptor says " + e.size());
@@ -349,7 +362,12 @@ public final class Backups {
                 continue;
             }
             List<String> why = new ArrayList<>();
-            Descriptor d = parse(m, why);
+            Descriptor d;
+            try {
+                d = parse(m, why);
+            } catch (NoSuchFileException gone) {
+                continue;  // removed since the listing (a create pruning, a delete): not there any more
+            }
             if (d != null && d.id() == Long.parseLong(name)) {
                 out.put(d.id(), d);
             } else if (damaged != null) {
@@ -506,6 +524,14 @@ public final class Backups {
     }
 
     /**
+     * The lock, and the mark's temporary file that a crash in {@link #mark} can leave behind: a
+     * directory holding only these is still new.
+     */
+    private static boolean ownFile(String name) {
+        return name.equals(LOCK) || name.equals(MARK + ".tmp");
+    }
+
+    /**
      * Under the lock: makes sure {@code backupDir} is a backup directory, marking it when it is new
      * (empty but for the lock) or from a build before the mark (it has {@code meta/}).
      */
@@ -520,7 +546,7 @@ public final class Backups {
         }
         if (!Files.isDirectory(backupDir.resolve(META))) {
             try (Stream<Path> s = Files.list(backupDir)) {
-                List<String> others = s.map(p -> p.getFileName().toString()).filter(n -> !n.equals(LOCK)).toList();
+                List<String> others = s.map(p -> p.getFileName().toString()).filter(n -> !ownFile(n)).toList();
                 if (!others.isEmpty()) {
                     throw new IllegalArgumentException("backup directory " + backupDir + " holds other files ("
                             + String.join(", ", others.subList(0, Math.min(3, others.size())))

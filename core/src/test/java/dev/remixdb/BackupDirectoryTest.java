@@ -132,6 +132,93 @@ class BackupDirectoryTest {
     }
 
     @Test
+    void aMarkLeftHalfWrittenByACrashDoesNotSpoilTheDirectory() throws Exception {
+        Path backups = Files.createDirectories(tmp.resolve("backups"));
+        // What a kill inside the first create leaves: the lock, and the mark before its rename.
+        Files.writeString(backups.resolve("LOCK"), "");
+        Files.writeString(backups.resolve("BACKUPS.tmp"), "remixdb-backups 1\n");
+        assertTrue(Backups.list(backups).isEmpty());
+        try (RemixDB db = RemixDB.open(tmp.resolve("store"), small())) {
+            load(db, 0, 100);
+            Backups.create(db, backups, 2);
+        }
+        assertEquals(1, Backups.list(backups).size());
+    }
+
+    @Test
+    void listingWhileCreatePrunesSeesWholeBackupsOnly() throws Exception {
+        Path backups = tmp.resolve("backups");
+        try (RemixDB db = RemixDB.open(tmp.resolve("store"), small())) {
+            load(db, 0, 100);
+            Backups.create(db, backups, 1);
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread creating = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 30 && !stop.get(); i++) {
+                        db.put(new byte[] {(byte) i}, new byte[] {1});
+                        Backups.create(db, backups, 1);  // prunes the one before
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                } finally {
+                    stop.set(true);
+                }
+            });
+            creating.start();
+            try {
+                while (!stop.get()) {
+                    Backups.list(backups);
+                    Backups.damaged(backups);
+                }
+            } finally {
+                stop.set(true);
+                creating.join();
+            }
+            assertEquals(null, failed.get());
+        }
+    }
+
+    @Test
+    void twoRestoresToOneTargetAtOnceLeaveOneWholeStore() throws Exception {
+        Path backups = tmp.resolve("backups");
+        try (RemixDB db = RemixDB.open(tmp.resolve("store"), small())) {
+            load(db, 0, 2_000);
+            Backups.create(db, backups, 2);
+        }
+        long id = Backups.list(backups).getFirst().id();
+        for (int round = 0; round < 10; round++) {
+            Path target = tmp.resolve("restored-" + round);
+            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+            java.util.List<Throwable> outcomes = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            Thread[] both = new Thread[2];
+            for (int t = 0; t < 2; t++) {
+                both[t] = new Thread(() -> {
+                    try {
+                        together.await();
+                        Backups.restore(backups, id, target);
+                        outcomes.add(null);
+                    } catch (Throwable e) {
+                        outcomes.add(e);
+                    }
+                });
+                both[t].start();
+            }
+            for (Thread t : both) {
+                t.join();
+            }
+            long ok = outcomes.stream().filter(java.util.Objects::isNull).count();
+            assertEquals(1, ok, "round " + round + ": one restore succeeds: " + outcomes);
+            for (Throwable e : outcomes) {
+                if (e != null) {
+                    assertTrue(e instanceof java.nio.file.FileAlreadyExistsException, "round " + round + ": " + e);
+                }
+            }
+            assertTrue(RemixDB.verify(target).ok(), "round " + round + ": " + RemixDB.verify(target));
+        }
+    }
+
+    @Test
     void listingAMissingDirectoryIsAnError() {
         assertThrows(NoSuchFileException.class, () -> Backups.list(tmp.resolve("typo")));
     }

@@ -53,6 +53,45 @@ class CheckpointTest {
         return out;
     }
 
+    @Test
+    void twoCheckpointsToOneTargetAtOnceLeaveOneWholeCheckpoint() throws Exception {
+        try (RemixDB db = RemixDB.open(tmp.resolve("db"), small())) {
+            for (int i = 0; i < 5_000; i++) {
+                db.put(b(String.format("k%06d", i)), b("v" + i));
+            }
+            Map<String, String> expected = contents(db);
+            for (int round = 0; round < 10; round++) {
+                Path target = tmp.resolve("cp-" + round);
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+                java.util.List<Throwable> outcomes = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+                Thread[] both = new Thread[2];
+                for (int t = 0; t < 2; t++) {
+                    both[t] = new Thread(() -> {
+                        try {
+                            together.await();
+                            db.checkpoint(target);
+                            outcomes.add(null);
+                        } catch (Throwable e) {
+                            outcomes.add(e);
+                        }
+                    });
+                    both[t].start();
+                }
+                for (Thread t : both) {
+                    t.join();
+                }
+                assertEquals(1, outcomes.stream().filter(java.util.Objects::isNull).count(),
+                        "round " + round + ": one checkpoint is made: " + outcomes);
+                for (Throwable e : outcomes) {
+                    if (e != null) {
+                        assertTrue(e instanceof java.nio.file.FileAlreadyExistsException, "round " + round + ": " + e);
+                    }
+                }
+                assertCheckpointHolds(target, expected);
+            }
+        }
+    }
+
     /** Opens the checkpoint, checks it against {@code expected} and verifies it once closed. */
     private static void assertCheckpointHolds(Path cp, Map<String, String> expected) throws IOException {
         try (RemixDB copy = RemixDB.open(cp, small())) {

@@ -2,6 +2,7 @@ package dev.remixdb.engine;
 
 import dev.remixdb.files.FileNames;
 import dev.remixdb.files.StoreDirectory;
+import dev.remixdb.files.TargetClaim;
 import dev.remixdb.version.Manifest;
 
 import java.io.IOException;
@@ -86,17 +87,19 @@ public final class Checkpointer {
         if (to.startsWith(store) || store.startsWith(to)) {
             throw new IllegalArgumentException("checkpoint directory " + to + " overlaps the store directory " + store);
         }
-        if (Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            throw new FileAlreadyExistsException(to.toString(), null, "the checkpoint directory must not exist");
+        try (TargetClaim claim = TargetClaim.claim(to)) {
+            if (Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new FileAlreadyExistsException(to.toString(), null, "the checkpoint directory must not exist");
+            }
+            Path parent = Files.createDirectories(to.getParent());
+            if (parent.toRealPath().startsWith(store.toRealPath())) {
+                throw new IllegalArgumentException("checkpoint directory " + to + " is inside the store directory " + store);
+            }
+            Path partial = parent.resolve("." + to.getFileName() + ".checkpoint-partial");
+            StoreDirectory.deleteTree(partial);
+            Files.createDirectory(partial);
+            return new Checkpointer(dir, allowLinks).build(versions, writes, partial, to);
         }
-        Path parent = Files.createDirectories(to.getParent());
-        if (parent.toRealPath().startsWith(store.toRealPath())) {
-            throw new IllegalArgumentException("checkpoint directory " + to + " is inside the store directory " + store);
-        }
-        Path partial = parent.resolve("." + to.getFileName() + ".checkpoint-partial");
-        StoreDirectory.deleteTree(partial);
-        Files.createDirectory(partial);
-        return new Checkpointer(dir, allowLinks).build(versions, writes, partial, to);
     }
 
     private Result build(VersionSet versions, WritePipeline writes, Path partial, Path target) throws IOException {
