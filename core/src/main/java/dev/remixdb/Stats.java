@@ -9,7 +9,9 @@ import java.util.Locale;
  *
  * @param keys              entries in tables and memtables (versions and tombstones included, so an
  *                          upper bound of the live keys)
- * @param diskBytes         bytes of every file the store holds (tables, REMIX files, WALs, manifest)
+ * @param diskBytes         bytes of the store's live files: the current version's tables and REMIX
+ *                          files, the WALs and the MANIFEST (tables a compaction replaced but that
+ *                          open snapshots or cursors still hold are on disk too, and not counted)
  * @param tables            table files in the current version
  * @param partitions        key-range partitions in the current version
  * @param userBytesWritten  key and value bytes of every put and delete since open
