@@ -301,18 +301,18 @@ final class LeafTree implements OrderedIndex {
         for (int g = 0; g < groups; g++) {
             groupsBelow += Long.compareUnsigned(s.get(LONG, prefixes + 8L * (lo + 8 * g + 7)), p) < 0 ? 1 : 0;
         }
-        // Counted loops with a break, not while loops with two exits: C2 once compiled the tie scan
-        // with a speculative predicate that failed whenever ties ran to the node's end (many versions
-        // of a hot key), and after enough of those it kept the trap, sending every such search to
-        // the interpreter: 2.8M deoptimizations in a 45-second YCSB A run, at half the throughput.
+        // The group is counted, without a break (prefixes ascend, so the count is the index of the
+        // first one at or above the key). C2 compiles a loop that leaves early with a predicate
+        // speculated from its profile (profile_predicate); here it failed whenever the exit came
+        // from a different slot than profiled, and every failure went through the interpreter
+        // without a recompile: 4.4M deoptimizations in an 80-second YCSB F run, at 0.4x the
+        // throughput of a run without them. The tie scan below had the same trap once (2.8M in a
+        // YCSB A run), when it was a while loop with two exits.
         int from = lo + 8 * groupsBelow;
         int end = Math.min(count, from + 8);
-        int below = end;
+        int below = from;
         for (int i = from; i < end; i++) {
-            if (Long.compareUnsigned(s.get(LONG, prefixes + 8L * i), p) >= 0) {
-                below = i;
-                break;
-            }
+            below += Long.compareUnsigned(s.get(LONG, prefixes + 8L * i), p) < 0 ? 1 : 0;
         }
         if (newest && len - skip <= 8 && (len == skip || key.get(ValueLayout.JAVA_BYTE, off + len - 1) != 0)) {
             // The writer's search for a seq above every seq in the tree, with a key whose rest fits in
