@@ -273,6 +273,7 @@ public final class Backups {
         }
         Descriptor d = descriptor(backupDir, id);
         Path to = target.toAbsolutePath().normalize();
+        Files.createDirectories(to.getParent());
         try (TargetClaim claim = TargetClaim.claim(to)) {
             restore(backupDir, id, d, to);
         }
@@ -294,6 +295,9 @@ public final class Backups {
                 try {
                     Files.copy(from, copy);
                 } catch (NoSuchFileException missing) {
+                    if (!from.toString().equals(missing.getFile())) {
+                        throw missing;  // the target side (its partial directory), not the backup
+                    }
                     if (!Files.exists(backupDir.resolve(META).resolve(Long.toString(id)))) {
                         // A create or delete removed the backup meanwhile: it is gone, not damaged.
                         throw new NoSuchFileException(from.toString(), null,

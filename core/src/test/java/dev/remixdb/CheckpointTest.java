@@ -60,16 +60,21 @@ class CheckpointTest {
                 db.put(b(String.format("k%06d", i)), b("v" + i));
             }
             Map<String, String> expected = contents(db);
+            // The second call names the same directory through a symbolic link to its parent.
+            Path real = java.nio.file.Files.createDirectories(tmp.resolve("real"));
+            Path link = java.nio.file.Files.createSymbolicLink(tmp.resolve("link"), real);
             for (int round = 0; round < 10; round++) {
-                Path target = tmp.resolve("cp-" + round);
+                Path target = real.resolve("cp-" + round);
+                Path[] names = {target, link.resolve("cp-" + round)};
                 java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
                 java.util.List<Throwable> outcomes = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
                 Thread[] both = new Thread[2];
                 for (int t = 0; t < 2; t++) {
+                    Path mine = names[t];
                     both[t] = new Thread(() -> {
                         try {
                             together.await();
-                            db.checkpoint(target);
+                            db.checkpoint(mine);
                             outcomes.add(null);
                         } catch (Throwable e) {
                             outcomes.add(e);

@@ -87,11 +87,11 @@ public final class Checkpointer {
         if (to.startsWith(store) || store.startsWith(to)) {
             throw new IllegalArgumentException("checkpoint directory " + to + " overlaps the store directory " + store);
         }
+        Path parent = Files.createDirectories(to.getParent());
         try (TargetClaim claim = TargetClaim.claim(to)) {
             if (Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 throw new FileAlreadyExistsException(to.toString(), null, "the checkpoint directory must not exist");
             }
-            Path parent = Files.createDirectories(to.getParent());
             if (parent.toRealPath().startsWith(store.toRealPath())) {
                 throw new IllegalArgumentException("checkpoint directory " + to + " is inside the store directory " + store);
             }

@@ -1,5 +1,6 @@
 package dev.remixdb.files;
 
+import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
 import java.util.Set;
@@ -19,9 +20,14 @@ public final class TargetClaim implements AutoCloseable {
         this.path = path;
     }
 
-    /** Claims {@code target} (made absolute and normalized) until {@link #close()}. */
-    public static TargetClaim claim(Path target) throws FileAlreadyExistsException {
-        Path p = target.toAbsolutePath().normalize();
+    /**
+     * Claims {@code target} until {@link #close()}, by the real path of its parent (which must exist)
+     * and its name: two paths to one directory through a symbolic link are one claim, as they would
+     * share one partial directory.
+     */
+    public static TargetClaim claim(Path target) throws IOException {
+        Path abs = target.toAbsolutePath().normalize();
+        Path p = abs.getParent().toRealPath().resolve(abs.getFileName());
         if (!CLAIMED.add(p)) {
             throw new FileAlreadyExistsException(p.toString(), null,
                     "another checkpoint or restore is building this directory now");
