@@ -2,7 +2,7 @@ package dev.remixdb;
 
 import dev.remixdb.files.FileNames;
 import dev.remixdb.files.StoreDirectory;
-import dev.remixdb.files.TargetClaim;
+import dev.remixdb.files.DirectoryClaim;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -274,7 +274,10 @@ public final class Backups {
         Descriptor d = descriptor(backupDir, id);
         Path to = target.toAbsolutePath().normalize();
         Files.createDirectories(to.getParent());
-        try (TargetClaim claim = TargetClaim.claim(to)) {
+        try (DirectoryClaim claim = DirectoryClaim.tryClaim(to)) {
+            if (claim == null) {
+                throw new FileAlreadyExistsException(to.toString(), null, "a checkpoint or restore is building it now");
+            }
             restore(backupDir, id, d, to);
         }
     }
@@ -587,18 +590,11 @@ public final class Backups {
         }
     }
 
-    /**
-     * The backup directories this process has locked. Why a set besides the file lock: a Java file
-     * lock belongs to the process, and closing any channel on the file drops it, so a second taker
-     * in this process must be turned away before it opens the file, not after its lock fails.
-     */
-    private static final Set<Path> CLAIMED = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    /** The backup directory's lock, across processes and within this one. */
-    private record DirLock(Path claim, FileChannel channel, FileLock lock) implements AutoCloseable {
+    /** The backup directory's lock: claimed in this JVM ({@link DirectoryClaim}), then locked against other processes. */
+    private record DirLock(DirectoryClaim claim, FileChannel channel, FileLock lock) implements AutoCloseable {
         static DirLock take(Path backupDir) throws IOException {
-            Path claim = backupDir.toRealPath();
-            if (!CLAIMED.add(claim)) {
+            DirectoryClaim claim = DirectoryClaim.tryClaim(backupDir);
+            if (claim == null) {
                 throw new IOException("backup directory " + backupDir + " is in use in this process");
             }
             FileChannel ch = null;
@@ -615,7 +611,7 @@ public final class Backups {
                         ch.close();
                     }
                 } finally {
-                    CLAIMED.remove(claim);
+                    claim.close();
                 }
                 throw e;
             }
@@ -629,7 +625,7 @@ public final class Backups {
                 try {
                     channel.close();
                 } finally {
-                    CLAIMED.remove(claim);
+                    claim.close();
                 }
             }
         }

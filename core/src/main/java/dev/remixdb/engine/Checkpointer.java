@@ -2,7 +2,7 @@ package dev.remixdb.engine;
 
 import dev.remixdb.files.FileNames;
 import dev.remixdb.files.StoreDirectory;
-import dev.remixdb.files.TargetClaim;
+import dev.remixdb.files.DirectoryClaim;
 import dev.remixdb.version.Manifest;
 
 import java.io.IOException;
@@ -88,7 +88,10 @@ public final class Checkpointer {
             throw new IllegalArgumentException("checkpoint directory " + to + " overlaps the store directory " + store);
         }
         Path parent = Files.createDirectories(to.getParent());
-        try (TargetClaim claim = TargetClaim.claim(to)) {
+        try (DirectoryClaim claim = DirectoryClaim.tryClaim(to)) {
+            if (claim == null) {
+                throw new FileAlreadyExistsException(to.toString(), null, "a checkpoint or restore is building it now");
+            }
             if (Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 throw new FileAlreadyExistsException(to.toString(), null, "the checkpoint directory must not exist");
             }

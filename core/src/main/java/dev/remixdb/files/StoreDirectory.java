@@ -14,9 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A store's directory, held: the one place that takes and gives back the directory's lock, lists its
@@ -25,19 +23,17 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Two locks, because the OS lock on LOCK belongs to the process (POSIX record locks): a second
  * channel on the same file, opened only to find the lock taken, would release the first channel's
- * lock when it closed. So a directory is first claimed in this JVM (a set of real paths), and only the
- * claimant opens a channel on LOCK and takes the OS lock, which keeps other processes out.
+ * lock when it closed. So a directory is first claimed in this JVM ({@link DirectoryClaim}), and only
+ * the claimant opens a channel on LOCK and takes the OS lock, which keeps other processes out.
  */
 public final class StoreDirectory implements AutoCloseable {
-    private static final Set<String> CLAIMED = ConcurrentHashMap.newKeySet();
-
     private final Path dir;
-    private final String claim;
+    private final DirectoryClaim claim;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private boolean closed;
 
-    private StoreDirectory(Path dir, String claim, FileChannel lockChannel, FileLock lock) {
+    private StoreDirectory(Path dir, DirectoryClaim claim, FileChannel lockChannel, FileLock lock) {
         this.dir = dir;
         this.claim = claim;
         this.lockChannel = lockChannel;
@@ -70,8 +66,8 @@ public final class StoreDirectory implements AutoCloseable {
     }
 
     private static StoreDirectory lock(Path dir, boolean create, String takenMessage) throws IOException {
-        String claim = dir.toRealPath().toString();
-        if (!CLAIMED.add(claim)) {
+        DirectoryClaim claim = DirectoryClaim.tryClaim(dir);
+        if (claim == null) {
             throw new IOException("the store at " + dir + " is already open in this process (or being verified)");
         }
         FileChannel channel = null;
@@ -97,7 +93,7 @@ public final class StoreDirectory implements AutoCloseable {
             if (channel != null) {
                 Closeables.closeAll(List.of(channel), e);
             }
-            CLAIMED.remove(claim);
+            claim.close();
             throw e;
         }
     }
@@ -200,7 +196,7 @@ public final class StoreDirectory implements AutoCloseable {
         List<AutoCloseable> all = new ArrayList<>();
         all.add(lock);
         all.add(lockChannel);
-        all.add(() -> CLAIMED.remove(claim));
+        all.add(claim::close);
         Closeables.closeAll(all);
     }
 
