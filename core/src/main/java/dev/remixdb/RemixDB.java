@@ -157,8 +157,9 @@ public final class RemixDB implements AutoCloseable {
      * <p>Publishing makes every deferred write so far visible at once, in the order written (a later
      * write of a key wins). It happens at {@link #publishDeferred()}, at any other write, at
      * {@link #sync()}, {@link #compactMemtable()}, {@link #compactRange}, a checkpoint or
-     * {@link #close()}, and when a memtable fills (then the deferred writes so far become visible). Until then gets, cursors and snapshots do
-     * not see them; a snapshot taken before a publish never sees what it publishes. Each batch
+     * {@link #close()}, and when a memtable fills (then the deferred writes so far become visible).
+     * Until then gets, cursors and snapshots do not see them; a snapshot taken before a publish
+     * never sees what it publishes. Each batch
      * becomes visible whole, and batches in the order written, but a publish may fall between any
      * two of them: a sequence of batches is not atomic.
      *

@@ -12,6 +12,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Gathers {@link Stats} from a read state, the engine's counters and the directory. */
 final class StatsCollector {
@@ -19,23 +21,31 @@ final class StatsCollector {
 
     static Stats collect(ReadState s, Counters c, BlockCache cache, Path dir, int openSnapshots, int openCursors,
                          String ioEngine, long readAheadBlocks) {
-        long keys = s.mem().memtable().entryCount();
-        long tombstones = s.mem().memtable().tombstoneCount();
-        long live = keys - 2 * tombstones;
-        long offHeap = s.mem().memtable().memoryBytes() + cache.memoryBytes();
-        for (MemtableRef f : s.frozen()) {
-            keys += f.memtable().entryCount();
-            tombstones += f.memtable().tombstoneCount();
-            live += f.memtable().entryCount() - 2 * f.memtable().tombstoneCount();
-            offHeap += f.memtable().memoryBytes();
+        long keys = 0;
+        long tombstones = 0;
+        // A memtable's tombstone usually hides a version (in it or below) and counts itself; a
+        // table's may hide nothing (its put was merged away with it). See Stats.estimatedLiveKeys.
+        long live = 0;
+        long offHeap = cache.memoryBytes();
+        List<MemtableRef> memtables = new ArrayList<>(s.frozen());
+        memtables.add(s.mem());
+        for (MemtableRef m : memtables) {
+            long n = m.memtable().entryCount();
+            long t = m.memtable().tombstoneCount();
+            keys += n;
+            tombstones += t;
+            live += n - 2 * t;
+            offHeap += m.memtable().memoryBytes();
         }
         long disk = 0;
         long scanSkipped = 0;
         long scanReturned = 0;
         for (Partition p : s.version().partitions()) {
-            keys += p.keyCount();
-            tombstones += p.tombstoneCount();
-            live += p.keyCount() - p.tombstoneCount();
+            long n = p.keyCount();
+            long t = p.tombstoneCount();
+            keys += n;
+            tombstones += t;
+            live += n - t;
             scanSkipped += p.scanHidden();
             scanReturned += p.scanVisible();
             offHeap += p.memoryBytes();

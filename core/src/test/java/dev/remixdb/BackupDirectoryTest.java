@@ -189,31 +189,7 @@ class BackupDirectoryTest {
         long id = Backups.list(backups).getFirst().id();
         for (int round = 0; round < 10; round++) {
             Path target = tmp.resolve("restored-" + round);
-            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
-            java.util.List<Throwable> outcomes = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-            Thread[] both = new Thread[2];
-            for (int t = 0; t < 2; t++) {
-                both[t] = new Thread(() -> {
-                    try {
-                        together.await();
-                        Backups.restore(backups, id, target);
-                        outcomes.add(null);
-                    } catch (Throwable e) {
-                        outcomes.add(e);
-                    }
-                });
-                both[t].start();
-            }
-            for (Thread t : both) {
-                t.join();
-            }
-            long ok = outcomes.stream().filter(java.util.Objects::isNull).count();
-            assertEquals(1, ok, "round " + round + ": one restore succeeds: " + outcomes);
-            for (Throwable e : outcomes) {
-                if (e != null) {
-                    assertTrue(e instanceof java.nio.file.FileAlreadyExistsException, "round " + round + ": " + e);
-                }
-            }
+            AtOnce.oneMakesItTheOtherIsRefused("round " + round, i -> Backups.restore(backups, id, target));
             assertTrue(RemixDB.verify(target).ok(), "round " + round + ": " + RemixDB.verify(target));
         }
     }

@@ -66,32 +66,7 @@ class CheckpointTest {
             for (int round = 0; round < 10; round++) {
                 Path target = real.resolve("cp-" + round);
                 Path[] names = {target, link.resolve("cp-" + round)};
-                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
-                java.util.List<Throwable> outcomes = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-                Thread[] both = new Thread[2];
-                for (int t = 0; t < 2; t++) {
-                    Path mine = names[t];
-                    both[t] = new Thread(() -> {
-                        try {
-                            together.await();
-                            db.checkpoint(mine);
-                            outcomes.add(null);
-                        } catch (Throwable e) {
-                            outcomes.add(e);
-                        }
-                    });
-                    both[t].start();
-                }
-                for (Thread t : both) {
-                    t.join();
-                }
-                assertEquals(1, outcomes.stream().filter(java.util.Objects::isNull).count(),
-                        "round " + round + ": one checkpoint is made: " + outcomes);
-                for (Throwable e : outcomes) {
-                    if (e != null) {
-                        assertTrue(e instanceof java.nio.file.FileAlreadyExistsException, "round " + round + ": " + e);
-                    }
-                }
+                AtOnce.oneMakesItTheOtherIsRefused("round " + round, i -> db.checkpoint(names[i]));
                 assertCheckpointHolds(target, expected);
             }
         }

@@ -293,9 +293,9 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     /**
      * Applies a batch from the changelog (restore); see {@link RestoreCallback}. Unlogged: the
      * changelog is the log, and the commits that record the restored offsets meanwhile are unlogged
-     * too (see {@link #commit}), so they reach the tables with the data before them. Deferred: RemixDB sorts a
-     * memtable's worth of restored records before indexing them, and reads here publish them first
-     * ({@link #readable}); a commit's write does so by itself.
+     * too (see {@link #commit}), so they reach the tables with the data before them. Deferred:
+     * RemixDB sorts a memtable's worth of restored records before indexing them, and reads here
+     * publish them first ({@link #readable}); a commit's write does so by itself.
      */
     void restore(WriteBatch batch) {
         if (batch.isEmpty()) {
@@ -399,9 +399,9 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     public long approximateNumEntries() {
         try {
             RemixDB d = readable("approximateNumEntries");
-            // The store's estimate of its live keys (versions count until compaction merges them;
-            // a tombstone takes itself and the version it hides off, as RocksDB's estimate does)
-            // less the store's own metadata keys, so that an empty store reports 0, as Kafka's do.
+            // RemixDB's estimate of its live keys (Stats.estimatedLiveKeys: versions count until
+            // compaction merges them, deletes take keys off) less the store's own metadata keys, so
+            // that an empty store reports 0, as Kafka's do.
             long meta = 0;
             try (Cursor c = d.cursor(StoreKeys.META_START, StoreKeys.DATA_START)) {
                 for (c.seekToFirst(); c.isValid(); c.next()) {
