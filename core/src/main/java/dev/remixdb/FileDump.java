@@ -162,7 +162,8 @@ public final class FileDump {
         if (shown[0] == 0) {
             out.printf("WAL %s%n", file);
         }
-        out.printf("  %d records, %d operations, sequence numbers %d..%d, %d valid bytes of %d%s%n", r.records(), r.ops(),
+        out.printf("  %d records (%d written while an older WAL was being synced), %d operations, sequence numbers"
+                        + " %d..%d, %d valid bytes of %d%s%n", r.records(), r.earlyRecords(), r.ops(),
                 Math.max(firstSeq[0], 0), r.maxSeq(), r.validLength(), Files.size(file),
                 r.torn() ? ", torn tail of " + r.tornBytes() + " bytes (cut at the next open)" : "");
     }

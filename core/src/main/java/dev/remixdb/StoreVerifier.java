@@ -178,10 +178,14 @@ final class StoreVerifier {
         // Without a MANIFEST the sequence numbers are checked from the first one met.
         RecoveryRules.SequenceCheck[] seqs = {manifestSeq < 0 ? null : new RecoveryRules.SequenceCheck(manifestSeq)};
         int lastWithRecords = RecoveryRules.lastWalWithRecords(dir, live);
+        boolean dropped = false;
         for (int i = 0; i < live.size(); i++) {
             long number = live.get(i);
             Path path = wals.get(number);
             count(path);
+            if (dropped) {
+                continue;  // after a WAL a power cut tore mid-sync: the next open drops it
+            }
             String[] gap = {null};
             try {
                 ReplayResult r = WalReader.check(path, number, (seq, type, key, ko, kl, value, vo, vl) -> {
@@ -202,8 +206,18 @@ final class StoreVerifier {
                         notes.add(path.getFileName() + " ends in a torn record of " + r.tornBytes() + " bytes at offset "
                                 + r.validLength() + " (a crash mid-append; cut at the next open)");
                     } else {
+                        String damage = RecoveryRules.notLostToPowerCut(dir, live.subList(i + 1, live.size()));
+                        if (damage == null) {
+                            tornTails++;
+                            notes.add(path.getFileName() + " ends in a torn record of " + r.tornBytes() + " bytes at offset "
+                                    + r.validLength() + ", torn by a power cut while it was being synced; the next open cuts"
+                                    + " it and drops the records of the " + (live.size() - i - 1) + " WAL(s) after it,"
+                                    + " none of which was ever synced");
+                            dropped = true;
+                            continue;
+                        }
                         problem(path, r.validLength(), "torn record of " + r.tornBytes()
-                                + " bytes in a WAL followed by WALs that hold records: later writes would follow missing ones");
+                                + " bytes in a WAL followed by WALs that hold records: " + damage);
                     }
                 }
             } catch (CorruptionException e) {

@@ -9,7 +9,9 @@ import java.util.List;
  * @param problems      damage: each names the file, the byte offset and what is wrong; empty when
  *                      every checksum and structural check passed
  * @param notes         findings that are not damage: a torn WAL tail (cut when the store next opens,
- *                      as after any crash), files no version lists (deleted at the next open)
+ *                      as after any crash), a WAL a power cut tore while it was being synced (cut at
+ *                      the next open, which drops the later WALs' unsynced records), files no
+ *                      version lists (deleted at the next open)
  * @param files         files read
  * @param bytes         bytes those files hold
  * @param tornWalTails  WALs whose last record is incomplete (a crash mid-append); their complete

@@ -34,8 +34,8 @@ import java.util.TreeMap;
 /**
  * Opening a store: lock the directory, read the MANIFEST (or create an empty store), open the
  * version's tables and REMIX files, delete files no version lists (left by a crash during a
- * compaction), replay the live WALs into a memtable (cutting a torn tail of the newest one that holds records), and
- * start a new WAL. What is damage and what a crash left is decided by {@link RecoveryRules}.
+ * compaction), replay the live WALs into a memtable and sync them (cutting a torn tail of the newest one that holds
+ * records, or of an older one a power cut tore while it was being synced), and start a new WAL. What is damage and what a crash left is decided by {@link RecoveryRules}.
  */
 public final class Recovery {
     /**
@@ -93,7 +93,12 @@ public final class Recovery {
                         RecoveryRules.firstWalMissingMessage(dir));
             }
             List<Long> empty = new ArrayList<>();
-            lastSeq = replay(dir, wals, data.lastSequence(), memtable, empty);
+            List<Long> dropped = new ArrayList<>();
+            lastSeq = replay(dir, wals, data.lastSequence(), memtable, empty, dropped);
+            for (long number : List.copyOf(dropped)) {
+                Files.deleteIfExists(FileNames.wal(dir, number));
+                wals.remove(Long.valueOf(number));
+            }
             // Each open starts a new WAL; one that never got a record (an open and close with no
             // write, as the CLI's reads do) would otherwise stay until the memtable is compacted,
             // one more file per open to replay, checkpoint and back up. It holds nothing: delete it.
@@ -117,20 +122,23 @@ public final class Recovery {
     }
 
     /**
-     * Replays the live WALs in order into {@code memtable}; returns the largest sequence number. Adds
-     * to {@code empty} the WALs after the first that ended cleanly without a record.
+     * Replays the live WALs in order into {@code memtable} and syncs each; returns the largest
+     * sequence number. Adds to {@code empty} the WALs after the first that ended cleanly without a
+     * record, and to {@code dropped} those a power cut left after a torn WAL (see
+     * {@link RecoveryRules#notLostToPowerCut}), which recovery deletes.
      */
-    private static long replay(Path dir, List<Long> wals, long manifestSeq, Memtable memtable, List<Long> empty)
-            throws IOException {
+    private static long replay(Path dir, List<Long> wals, long manifestSeq, Memtable memtable, List<Long> empty,
+                               List<Long> dropped) throws IOException {
         long lastSeq = manifestSeq;
         RecoveryRules.SequenceCheck seqs = new RecoveryRules.SequenceCheck(manifestSeq);
         int lastWithRecords = RecoveryRules.lastWalWithRecords(dir, wals);
         for (int i = 0; i < wals.size(); i++) {
             long number = wals.get(i);
+            Path path = FileNames.wal(dir, number);
+            boolean tail = i >= lastWithRecords;
             int index = i;
             boolean[] firstOp = {true};
-            ReplayResult r = WalReader.replay(FileNames.wal(dir, number), number, i >= lastWithRecords,
-                    (seq, type, key, koff, klen, value, voff, vlen) -> {
+            WalReader.Visitor apply = (seq, type, key, koff, klen, value, voff, vlen) -> {
                         String gap = seqs.next(seq);
                         if (gap != null) {
                             throw seqGap(dir, wals, index, firstOp[0], gap);
@@ -147,8 +155,28 @@ public final class Recovery {
                             return;
                         }
                         memtable.add(seq, key, koff, klen, value, voff, vlen, type == WalOp.Type.DELETE);
-                    });
+                    };
+            // A torn tail is cut only where a crash can leave one; an older WAL is read as it is first.
+            ReplayResult r = tail ? WalReader.replay(path, number, true, apply) : WalReader.check(path, number, apply);
             lastSeq = Math.max(lastSeq, r.maxSeq());
+            if (r.torn() && !tail) {
+                List<Long> later = wals.subList(i + 1, wals.size());
+                String damage = RecoveryRules.notLostToPowerCut(dir, later);
+                if (damage != null) {
+                    throw new CorruptionException(path, r.validLength(), "torn record of " + r.tornBytes()
+                            + " bytes in a WAL followed by WALs that hold records: " + damage);
+                }
+                WalReader.cut(path, r.validLength());
+                dropped.addAll(later);
+                System.getLogger(Recovery.class.getName()).log(System.Logger.Level.WARNING,
+                        "{0} was torn at offset {1} while its sync was under way when the power went; the"
+                                + " records of the {2} WAL(s) after it, never synced, are dropped to keep the writes"
+                                + " a prefix: {3}", path, r.validLength(), later.size(), later);
+                break;
+            }
+            // Writes acknowledged before a kill may still be only in the page cache: made durable
+            // here, since writes after this open may be synced and must not outlive them.
+            WalReader.sync(path);
             if (i > 0 && r.records() == 0 && r.tornBytes() == 0) {
                 empty.add(number);
             }

@@ -2,7 +2,9 @@ package dev.remixdb.engine;
 
 import dev.remixdb.files.FileNames;
 import dev.remixdb.files.StoreDirectory;
+import dev.remixdb.remix.CorruptionException;
 import dev.remixdb.version.Manifest;
+import dev.remixdb.wal.ReplayResult;
 import dev.remixdb.wal.WalReader;
 
 import java.io.IOException;
@@ -60,6 +62,32 @@ public final class RecoveryRules {
             }
         }
         return -1;
+    }
+
+    /**
+     * Whether a WAL found torn before {@code later} (the live WALs after it, oldest first) can have
+     * been torn by a power cut while its background sync was under way: then every record in the
+     * later WALs is early (written before the older WALs were durable, see {@code WalWriter}), none of
+     * them was ever synced ({@code sync()} waits for the older WALs), and recovery drops them so
+     * that what it keeps is the state after some write. Returns null when that is the case, else
+     * why the tear is damage: a later record written after the torn WAL had been synced, or a
+     * later WAL damaged itself.
+     */
+    public static String notLostToPowerCut(Path dir, List<Long> later) throws IOException {
+        for (long number : later) {
+            Path path = FileNames.wal(dir, number);
+            ReplayResult r;
+            try {
+                r = WalReader.check(path, number, (seq, type, key, ko, kl, value, vo, vl) -> { });
+            } catch (CorruptionException e) {
+                return "a later WAL is damaged too (" + e.getMessage() + ")";
+            }
+            if (!r.allEarly()) {
+                return path.getFileName() + " holds " + (r.records() - r.earlyRecords())
+                        + " record(s) written after the older WALs were synced, so later writes would follow missing ones";
+            }
+        }
+        return null;
     }
 
     /**

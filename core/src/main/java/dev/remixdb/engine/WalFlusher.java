@@ -35,8 +35,8 @@ final class WalFlusher implements AutoCloseable {
     private final Thread retirer;
     private final ConcurrentLinkedQueue<WalWriter> retired = new ConcurrentLinkedQueue<>();
     private final Object retiredDone = new Object();
-    /** The first failure to close a retired WAL (guarded by retiredDone). */
-    private IOException retireFailure;
+    /** The first failure to close a retired WAL (written under retiredDone). */
+    private volatile IOException retireFailure;
     private volatile boolean parked;
     private volatile boolean stopped;
 
@@ -82,6 +82,15 @@ final class WalFlusher implements AutoCloseable {
         LockSupport.unpark(retirer);
         // The flush thread too: it may be about to park on the WAL this one replaced.
         LockSupport.unpark(thread);
+    }
+
+    /**
+     * Whether every retired WAL is synced and closed, and the directory synced after it: a record
+     * written to the current WAL before then may reach the disk before the older WAL's last bytes.
+     * Stays false after a failed sync.
+     */
+    boolean retiredSynced() {
+        return retired.isEmpty() && retireFailure == null;
     }
 
     /**

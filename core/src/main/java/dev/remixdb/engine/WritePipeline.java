@@ -759,7 +759,9 @@ public final class WritePipeline {
         long number = versions.newFileNumber();
         // Its directory entry is made durable in the background (WalFlusher), before any sync
         // promises a write in it, and before a MANIFEST names it (the install syncs the directory).
-        WalWriter next = WalWriter.create(FileNames.wal(dir.path(), number), number);
+        // Its records say whether they were written before the older WALs were synced, so that
+        // recovery can tell a power cut during that sync from damage.
+        WalWriter next = WalWriter.create(FileNames.wal(dir.path(), number), number, flusher::retiredSynced);
         insertLock.lock();
         try {
             WalWriter old = wal;
@@ -773,9 +775,10 @@ public final class WritePipeline {
                 Closeables.closeAll(List.<AutoCloseable>of(next, () -> Files.deleteIfExists(next.path())), e);
                 throw e;
             }
-            wal = next;
             // Its fsync covers a memtable's whole log: done in the background, and sync() waits for it.
+            // Handed over before the new WAL takes a write, so that its first record sees it pending.
             flusher.retire(old);
+            wal = next;
             MemtableRef fresh = VersionSet.newMemtable(number);
             fresh.startSeq(lastSeq + 1);
             fresh.memtable().expectFullAt(config.memtableBytes());

@@ -14,7 +14,9 @@ final class WalFormat {
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     static final byte[] MAGIC = "RMXWAL".getBytes(StandardCharsets.US_ASCII);
-    static final short VERSION = 1;
+    /** Written by this build; version 1 (the same layout without {@link #EARLY}) is still read. */
+    static final short VERSION = 2;
+    static final short VERSION_1 = 1;
     static final int FILE_HEADER_SIZE = 24;
     static final int RECORD_HEADER_SIZE = 12;
     /** First seq and op count. */
@@ -26,19 +28,21 @@ final class WalFormat {
     static final byte RANGE_DELETE = 3;
     /** Varints of key and value lengths take at most five bytes (lengths below 2^31). */
     static final int MAX_VARINT = 5;
+    /**
+     * Bit 31 of a record's op count (version 2): the record was written while an older WAL's sync
+     * was still under way, so its bytes may have reached the disk before that WAL's last ones.
+     */
+    static final int EARLY = 0x8000_0000;
 
     private WalFormat() {}
 
-    /** The file header of WAL {@code fileNumber}. */
-    static byte[] fileHeader(long fileNumber) {
+    /** The file header of WAL {@code fileNumber} in format {@code version}. */
+    static byte[] fileHeader(long fileNumber, short version) {
         MemorySegment h = MemorySegment.ofArray(new byte[FILE_HEADER_SIZE]);
         MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, h, 0, MAGIC.length);
-        h.set(SHORT, 6, VERSION);
+        h.set(SHORT, 6, version);
         h.set(LONG, 8, fileNumber);
         h.set(INT, 20, Checksums.crc32c(h, 0, 20));
         return h.toArray(ValueLayout.JAVA_BYTE);
     }
-
-
-
 }

@@ -71,6 +71,10 @@ public final class WalReader {
     private long records;
     private long ops;
     private long maxSeq = -1;
+    /** Records with the early bit (see {@link WalWriter}). */
+    private long earlyRecords;
+    /** The file's format version, once its header was read. */
+    private short version;
     /** Why the log ended early, once a torn tail is found. */
     private String tornReason;
     /** Parse position in the read buffer. */
@@ -103,12 +107,24 @@ public final class WalReader {
                 throw new CorruptionException(path, result.validLength(), "torn tail of " + result.tornBytes()
                         + " bytes: " + reason);
             }
-            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
-                channel.truncate(result.validLength());
-                channel.force(true);
-            }
+            cut(path, result.validLength());
         }
         return result;
+    }
+
+    /** Cuts the WAL at {@code path} to {@code length} bytes (where its good records end) and syncs it. */
+    public static void cut(Path path, long length) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            channel.truncate(length);
+            channel.force(true);
+        }
+    }
+
+    /** Forces the WAL at {@code path} to disk (what a killed process wrote may be in the page cache only). */
+    public static void sync(Path path) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            channel.force(false);
+        }
     }
 
     /**
@@ -158,19 +174,21 @@ public final class WalReader {
     }
 
     private ReplayResult result(long validLength) {
-        return new ReplayResult(records, ops, maxSeq, validLength, in.size() - validLength);
+        return new ReplayResult(records, ops, maxSeq, validLength, in.size() - validLength, earlyRecords);
     }
 
     /** Whether the header is good; false for a torn one (see the class comment). */
     private boolean checkFileHeader(long expectedFileNumber) throws IOException {
         long size = in.size();
-        MemorySegment expected = MemorySegment.ofArray(WalFormat.fileHeader(expectedFileNumber));
+        MemorySegment expected = MemorySegment.ofArray(WalFormat.fileHeader(expectedFileNumber, WalFormat.VERSION));
+        MemorySegment older = MemorySegment.ofArray(WalFormat.fileHeader(expectedFileNumber, WalFormat.VERSION_1));
         if (size < FILE_HEADER_SIZE) {
             if (size == 0) {
                 return false;
             }
             MemorySegment s = in.load(0, size);
-            if (MemorySegment.mismatch(s, 0, size, expected, 0, size) < 0 || in.zeroFrom(0)) {
+            if (MemorySegment.mismatch(s, 0, size, expected, 0, size) < 0
+                    || MemorySegment.mismatch(s, 0, size, older, 0, size) < 0 || in.zeroFrom(0)) {
                 tornReason = "file header incomplete (" + size + " bytes): the WAL was being created";
                 return false;
             }
@@ -178,6 +196,11 @@ public final class WalReader {
         }
         MemorySegment s = in.load(0, FILE_HEADER_SIZE);
         if (MemorySegment.mismatch(s, 0, FILE_HEADER_SIZE, expected, 0, FILE_HEADER_SIZE) < 0) {
+            version = WalFormat.VERSION;
+            return true;
+        }
+        if (MemorySegment.mismatch(s, 0, FILE_HEADER_SIZE, older, 0, FILE_HEADER_SIZE) < 0) {
+            version = WalFormat.VERSION_1;
             return true;
         }
         if (in.zeroFrom(0)) {
@@ -193,9 +216,10 @@ public final class WalReader {
         if (stored != actual) {
             throw new CorruptionException(path, 20, "file header checksum mismatch: stored " + hex(stored) + ", computed " + hex(actual));
         }
-        short version = s.get(WalFormat.SHORT, 6);
-        if (version != WalFormat.VERSION) {
-            throw new CorruptionException(path, 6, "unsupported WAL format version " + version + ", expected " + WalFormat.VERSION);
+        short v = s.get(WalFormat.SHORT, 6);
+        if (v != WalFormat.VERSION && v != WalFormat.VERSION_1) {
+            throw new CorruptionException(path, 6, "unsupported WAL format version " + v + ", expected "
+                    + WalFormat.VERSION_1 + " or " + WalFormat.VERSION);
         }
         long number = s.get(LONG, 8);
         if (number != expectedFileNumber) {
@@ -258,6 +282,10 @@ public final class WalReader {
         long end = o + length;
         long firstSeq = s.get(LONG, o);
         int count = s.get(INT, o + 8);
+        boolean early = version >= WalFormat.VERSION && (count & WalFormat.EARLY) != 0;
+        if (early) {
+            count &= ~WalFormat.EARLY;
+        }
         if (firstSeq < 0 || count <= 0 || firstSeq > Long.MAX_VALUE - count) {
             throw new CorruptionException(path, filePos, "bad first seq " + firstSeq + " or op count " + Integer.toUnsignedString(count));
         }
@@ -286,6 +314,9 @@ public final class WalReader {
         }
         if (visit) {
             records++;
+            if (early) {
+                earlyRecords++;
+            }
             ops += count;
             maxSeq = Math.max(maxSeq, firstSeq + count - 1);
         }

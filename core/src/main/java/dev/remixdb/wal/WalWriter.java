@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * Appends records to a new write-ahead log file. One WAL belongs to one memtable; a record is a
@@ -36,7 +37,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * file header (24 bytes)
  *   offset size field
  *   0      6    magic "RMXWAL" (ASCII)
- *   6      2    u16 format version, 1
+ *   6      2    u16 format version, 2 (version 1: the same, without the early bit)
  *   8      8    u64 file number of this WAL (checked on replay: a WAL renamed or mixed up is refused)
  *   16     4    reserved, 0
  *   20     4    u32 CRC32C of bytes [0, 20)
@@ -47,7 +48,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *   12     N    payload
  * payload
  *   0      8    u64 first seq; the ops get first seq, first seq + 1, ... in order
- *   8      4    u32 op count, at least 1
+ *   8      4    u32 op count, at least 1, in bits 0-30; bit 31 set: an <em>early</em> record, written
+ *               while an older WAL's sync was still under way (see below)
  *   12     ...  ops, back to back:
  *                 u8      type: 1 = put, 2 = delete, 3 = range delete (every key from the key,
  *                         inclusive, to the value, exclusive; an empty value: to the end of the keys)
@@ -59,6 +61,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * A zero-filled region never passes the header check (the CRC32C of eight zero bytes is not zero),
  * so a preallocated or zero-extended tail is recognized as the end of the log; see
  * {@link WalReader} for the torn-tail rules.
+ *
+ * <p>Early records: after a memtable switch the old WAL is synced in the background while writes
+ * go to the new one (so that they reach its file within the flush interval), and a power cut in
+ * that window may leave the new WAL's bytes on disk and not all of the old one's. A record written
+ * before the older WALs were durable says so; a reader that finds an older WAL torn and only early
+ * records after it knows that none of them was ever synced ({@code sync()} waits for the older
+ * WALs first) and can drop them, while a torn WAL followed by a record written after it was synced
+ * is damage.
  *
  * <p>Buffering: {@link #add} encodes ops into a buffer, where consecutive writes whose sequence
  * numbers follow on share one open record (up to {@value #RECORD_TARGET} bytes of payload), so the
@@ -107,6 +117,13 @@ public final class WalWriter implements AutoCloseable {
     private int openCount;
     /** The sequence number an op must have to join the open record. */
     private long openNextSeq;
+    /** Whether the open record is early (see the class comment). */
+    private boolean openEarly;
+    /**
+     * Until it says true, whether the older WALs are durable; null once they are (or when there
+     * are none), so that a record opened then is not early. Read under the monitor.
+     */
+    private BooleanSupplier olderWalsDurable;
     /** Bytes added and not yet written: read without the lock by the flusher. */
     private volatile long buffered;
     /** {@link System#nanoTime()} when the oldest buffered byte was added. */
@@ -118,20 +135,31 @@ public final class WalWriter implements AutoCloseable {
     /** Set when {@link #close()} did not sync (a write had failed, or the sync failed). */
     private volatile boolean closedUnsynced;
 
-    private WalWriter(Path path, FileChannel channel) {
+    private WalWriter(Path path, FileChannel channel, BooleanSupplier olderWalsDurable) {
         this.path = path;
         this.channel = channel;
+        this.olderWalsDurable = olderWalsDurable;
     }
 
     /**
      * Creates the WAL file (it must not exist) and writes its header. The header becomes durable
      * with the first {@link #sync()}; making the new directory entry durable is the caller's job.
+     * The WALs before it, if any, must be durable already.
      */
     public static WalWriter create(Path path, long fileNumber) throws IOException {
+        return create(path, fileNumber, null);
+    }
+
+    /**
+     * {@link #create(Path, long)} for a WAL whose predecessors may still be syncing:
+     * {@code olderWalsDurable} says when they are all durable (once it has said true it is not asked
+     * again); records opened before then are early (see the class comment). Null: they are durable.
+     */
+    public static WalWriter create(Path path, long fileNumber, BooleanSupplier olderWalsDurable) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        WalWriter writer = new WalWriter(path, channel);
+        WalWriter writer = new WalWriter(path, channel, olderWalsDurable);
         try {
-            writer.writeFully(ByteBuffer.wrap(WalFormat.fileHeader(fileNumber)), 0);
+            writer.writeFully(ByteBuffer.wrap(WalFormat.fileHeader(fileNumber, WalFormat.VERSION)), 0);
             writer.written = FILE_HEADER_SIZE;
             return writer;
         } catch (IOException | RuntimeException | Error e) {
@@ -265,6 +293,12 @@ public final class WalWriter implements AutoCloseable {
         openAt = buffer.reserve(RECORD_HEADER_SIZE + PAYLOAD_PREFIX);
         openFirstSeq = firstSeq;
         openCount = 0;
+        // Asked at the open, before any of the record's bytes can reach the file: a record that
+        // grows after the older WALs became durable stays early, which only makes a reader stricter.
+        if (olderWalsDurable != null && olderWalsDurable.getAsBoolean()) {
+            olderWalsDurable = null;
+        }
+        openEarly = olderWalsDurable != null;
     }
 
     private void encode(WalOp op, MemorySegment copy, Copies copies, int i) {
@@ -294,7 +328,7 @@ public final class WalWriter implements AutoCloseable {
         long at = openAt;
         int payload = (int) openPayload();
         b.set(LONG, at + RECORD_HEADER_SIZE, openFirstSeq);
-        b.set(INT, at + RECORD_HEADER_SIZE + 8, openCount);
+        b.set(INT, at + RECORD_HEADER_SIZE + 8, openEarly ? openCount | WalFormat.EARLY : openCount);
         b.set(INT, at, payload);
         b.set(INT, at + 4, Checksums.crc32c(b, at + RECORD_HEADER_SIZE, payload));
         b.set(INT, at + 8, Checksums.crc32c(b, at, 8));

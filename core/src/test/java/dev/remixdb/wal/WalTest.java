@@ -181,7 +181,7 @@ class WalTest {
         assertHeaderCorruption(path, checksum, 20);
 
         byte[] version = good.clone();
-        version[6] = 2;
+        version[6] = 3;
         patchInt(version, 20, crc(version, 0, 20));
         assertHeaderCorruption(path, version, 6);
 
@@ -493,6 +493,68 @@ class WalTest {
             replay(asOriginal, 22, true, replayed);
             assertSame(expected.subList(0, replayed.size()), replayed);
         }
+    }
+
+    /**
+     * A WAL created while older WALs are still being synced marks the records opened before they are
+     * durable as early (recovery's test of a tear by a power cut); the question is not asked again
+     * once it was answered yes.
+     */
+    @Test
+    void recordsOpenedBeforeTheOlderWalsAreDurableAreEarly() throws IOException {
+        Path path = dir.resolve("000030.wal");
+        AtomicBoolean durable = new AtomicBoolean();
+        int[] asked = {0};
+        try (WalWriter w = WalWriter.create(path, 30, () -> {
+            asked[0]++;
+            return durable.get();
+        })) {
+            w.add(1, List.of(WalOp.put(new byte[] {1}, new byte[] {10})));
+            w.add(2, List.of(WalOp.put(new byte[] {2}, new byte[] {20})));  // joins the open record
+            w.flush();
+            w.add(3, List.of(WalOp.delete(new byte[] {3})));
+            w.flush();
+            durable.set(true);
+            w.add(4, List.of(WalOp.put(new byte[] {4}, new byte[0])));
+            w.flush();
+            w.add(5, List.of(WalOp.put(new byte[] {5}, new byte[] {50})));
+        }
+        assertEquals(3, asked[0]);
+        List<Replayed> replayed = new ArrayList<>();
+        ReplayResult r = replay(path, 30, false, replayed);
+        assertEquals(new ReplayResult(4, 5, 5, Files.size(path), 0, 2), r);
+        assertFalse(r.allEarly());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), replayed.stream().map(Replayed::seq).toList());
+        assertTrue(replayed.get(2).delete());
+
+        Path all = dir.resolve("000031.wal");
+        try (WalWriter w = WalWriter.create(all, 31, () -> false)) {
+            w.add(7, List.of(WalOp.put(new byte[] {7}, new byte[] {70})));
+        }
+        assertTrue(replay(all, 31, false, new ArrayList<>()).allEarly());
+    }
+
+    /** Version 1 files (no early bit) still replay; in them, that bit is damage, as it always was. */
+    @Test
+    void versionOneWalsAreStillRead() throws IOException {
+        Path path = dir.resolve("000032.wal");
+        List<Written> records = write(path, 32, new Random(32), 20, 3, 100);
+        byte[] bytes = Files.readAllBytes(path);
+        System.arraycopy(WalFormat.fileHeader(32, WalFormat.VERSION_1), 0, bytes, 0, 24);
+        Files.write(path, bytes);
+        List<Replayed> replayed = new ArrayList<>();
+        ReplayResult r = replay(path, 32, false, replayed);
+        assertSame(expected(records), replayed);
+        assertEquals(0, r.earlyRecords());
+
+        Written first = records.getFirst();
+        int payload = (int) first.offset() + 12;
+        bytes[payload + 11] |= (byte) 0x80;  // the op count's top bit
+        patchInt(bytes, (int) first.offset() + 4, crc(bytes, payload, (int) first.length() - 12));
+        patchInt(bytes, (int) first.offset() + 8, crc(bytes, (int) first.offset(), 8));
+        Files.write(path, bytes);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 32, true, new ArrayList<>()));
+        assertEquals(first.offset() + 12, e.offset(), e.getMessage());
     }
 
     private static int crc(byte[] bytes, int off, int len) {

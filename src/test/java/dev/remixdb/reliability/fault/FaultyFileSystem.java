@@ -156,6 +156,18 @@ public final class FaultyFileSystem extends FileSystem {
         return changes;
     }
 
+    /**
+     * Ends a {@link #cutPower()} that stood for a kill of the process, not of the machine: the file
+     * system works again and keeps every byte written, but what was not forced stays at risk, so a
+     * later power cut can still undo it.
+     */
+    public synchronized void resumeAfterKill() {
+        if (!powerCut) {
+            throw new IllegalStateException("the process was not killed");
+        }
+        powerCut = false;
+    }
+
     /** Deletes the copies kept for {@link #watchPowerCuts}. */
     public synchronized void discardImage() throws IOException {
         if (image != null) {

@@ -1,0 +1,250 @@
+package dev.remixdb.reliability.fault;
+
+import dev.remixdb.CorruptionException;
+import dev.remixdb.Options;
+import dev.remixdb.RemixDB;
+import dev.remixdb.VerifyReport;
+import dev.remixdb.reliability.fault.FaultyFileSystem.Kind;
+import dev.remixdb.reliability.fault.FaultyFileSystem.Op;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static dev.remixdb.reliability.fault.FaultInjectionTest.assertInjected;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The power-cut cases of the WAL's background sync. After a memtable switch the old WAL is synced
+ * in the background while writes go to the new one; a power cut in that window can leave the new
+ * WAL's bytes on disk and not all of the old one's (the file system writes back in its own order).
+ * Recovery must then keep the writes up to the tear and drop the later ones, which no sync ever
+ * covered, instead of refusing to open; while a tear in a WAL that was synced before later records
+ * were written stays damage. And writes a killed process left in the page cache must be made
+ * durable by the next open before writes after it can be synced.
+ */
+class PowerCutDuringWalSyncTest {
+    private static final byte[] VALUE = new byte[1000];
+
+    @TempDir
+    Path tmp;
+
+    /** The image a power cut leaves with the new WAL's bytes written back and the old one's last record not. */
+    @Test
+    void aWalTornWhileItsSyncWasUnderWayLosesOnlyTheWritesAfterTheTear() throws Exception {
+        Path real = tmp.resolve("db");
+        Path image = tmp.resolve("image");
+        FaultyFileSystem fs = new FaultyFileSystem();
+        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
+        List<byte[]> before;
+        try {
+            // The old WAL's sync, and the compaction that would make it obsolete, take seconds.
+            fs.slowOn(Op.FSYNC, Kind.WAL, 5_000);
+            fs.slowOn(Op.FSYNC, Kind.TABLE, 5_000);
+            before = fillUntilASwitch(db, real);
+            List<byte[]> after = keys("after-", 20);
+            for (byte[] k : after) {
+                db.put(k, VALUE);
+            }
+            awaitInFile(real, after.getLast());
+            copyFiles(real, image);
+        } finally {
+            fs.heal();
+            db.close();
+        }
+        Path torn = cutLastRecordOfTheOlderWal(image);
+
+        VerifyReport report = RemixDB.verify(image);
+        assertTrue(report.ok(), report.toString());
+        assertTrue(report.toString().contains("power cut"), report.toString());
+        try (RemixDB again = RemixDB.open(image)) {
+            int kept = 0;
+            while (kept < before.size() && again.get(before.get(kept)) != null) {
+                assertArrayEquals(VALUE, again.get(before.get(kept)));
+                kept++;
+            }
+            assertTrue(kept < before.size(), "the torn record's writes are lost");
+            for (int i = kept; i < before.size(); i++) {
+                assertNull(again.get(before.get(i)), "write " + i + " after the tear at write " + kept + " survived");
+            }
+            for (byte[] k : keys("after-", 20)) {
+                assertNull(again.get(k), "a write in the WAL after the torn one survived");
+            }
+            again.put("next".getBytes(StandardCharsets.UTF_8), VALUE);
+        }
+        assertTrue(Files.exists(torn));
+        try (RemixDB again = RemixDB.open(image)) {
+            assertArrayEquals(VALUE, again.get("next".getBytes(StandardCharsets.UTF_8)));
+        }
+        assertTrue(RemixDB.verify(image).ok());
+    }
+
+    /**
+     * Once the old WAL's sync finished, records written to the new WAL say so: a tear in the old one
+     * is then damage (later writes would follow lost ones), reported by open and by verify.
+     */
+    @Test
+    void aWalTornAfterItWasSyncedIsDamage() throws Exception {
+        Path real = tmp.resolve("db");
+        Path image = tmp.resolve("image");
+        FaultyFileSystem fs = new FaultyFileSystem();
+        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
+        try {
+            fs.slowOn(Op.FSYNC, Kind.WAL, 200);
+            fs.slowOn(Op.FSYNC, Kind.TABLE, 10_000);
+            fillUntilASwitch(db, real);
+            db.put("early".getBytes(StandardCharsets.UTF_8), VALUE);
+            db.sync();  // waits for the old WAL's sync
+            byte[] late = "late".getBytes(StandardCharsets.UTF_8);
+            db.put(late, VALUE);
+            awaitInFile(real, late);
+            copyFiles(real, image);
+        } finally {
+            fs.heal();
+            db.close();
+        }
+        Path torn = cutLastRecordOfTheOlderWal(image);
+
+        CorruptionException e = assertThrows(CorruptionException.class, () -> RemixDB.open(image).close());
+        assertEquals(torn, e.file());
+        assertTrue(e.getMessage().contains("after the older WALs were synced"), e.getMessage());
+        VerifyReport report = RemixDB.verify(image);
+        assertTrue(!report.ok() && report.problems().getFirst().file().equals(torn), report.toString());
+    }
+
+    /**
+     * A killed process leaves its last writes in the page cache; the store reopened after it must
+     * make them durable before it acknowledges a sync of later writes, or a power cut then keeps
+     * the later writes without the earlier ones (recovery found a sequence gap and refused).
+     */
+    @Test
+    void writesAKilledProcessLeftInThePageCacheAreSyncedByTheNextOpen() throws Exception {
+        Path real = tmp.resolve("db");
+        Files.createDirectories(real);
+        FaultyFileSystem fs = new FaultyFileSystem();
+        fs.watchPowerCuts(real);
+        try {
+            List<byte[]> first = keys("first-", 100);
+            RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().build());
+            db.sync();
+            for (byte[] k : first) {
+                db.put(k, VALUE);
+            }
+            awaitInFile(real, first.getLast());
+            fs.cutPower();  // the process is killed: nothing more reaches the disk from it
+            closeWithoutDisk(db);
+            fs.resumeAfterKill();
+
+            List<byte[]> second = keys("second-", 100);
+            RemixDB again = RemixDB.open(fs.wrap(real), Options.builder().build());
+            for (byte[] k : second) {
+                again.put(k, VALUE);
+            }
+            again.sync();
+            fs.cutPower();  // now the machine loses power
+            closeWithoutDisk(again);
+            List<String> undone = fs.restorePower();
+
+            try (RemixDB last = RemixDB.open(fs.wrap(real))) {
+                for (byte[] k : second) {
+                    assertArrayEquals(VALUE, last.get(k), "a synced write was lost; the cut undid " + undone);
+                }
+                for (byte[] k : first) {
+                    assertArrayEquals(VALUE, last.get(k), "a write before synced ones was lost; the cut undid " + undone);
+                }
+            }
+        } finally {
+            fs.discardImage();
+        }
+    }
+
+    private static void closeWithoutDisk(RemixDB db) {
+        try {
+            db.close();
+        } catch (IOException e) {
+            assertInjected(e, "close without a disk");
+        }
+    }
+
+    /** Puts keys until a memtable switch starts a new WAL; returns them in order. */
+    private static List<byte[]> fillUntilASwitch(RemixDB db, Path real) throws IOException {
+        long walsBefore = wals(real).size();
+        List<byte[]> put = new ArrayList<>();
+        for (int i = 0; wals(real).size() == walsBefore; i++) {
+            byte[] k = String.format("fill-%06d", i).getBytes(StandardCharsets.UTF_8);
+            db.put(k, VALUE);
+            put.add(k);
+            assertTrue(i < 10_000, "no memtable switch after " + i + " puts");
+        }
+        return put;
+    }
+
+    private static List<byte[]> keys(String prefix, int n) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            keys.add(String.format("%s%06d", prefix, i).getBytes(StandardCharsets.UTF_8));
+        }
+        return keys;
+    }
+
+    /** What a kill -9 would leave: the files as the page cache holds them now. */
+    private static void copyFiles(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> s = Files.list(from)) {
+            for (Path f : s.filter(Files::isRegularFile).toList()) {
+                Files.copy(f, to.resolve(f.getFileName()));
+            }
+        }
+    }
+
+    /** Cuts 5 bytes off the WAL before the newest: its last record is torn. Returns it. */
+    private static Path cutLastRecordOfTheOlderWal(Path dir) throws IOException {
+        List<Path> wals = wals(dir);
+        assertTrue(wals.size() >= 2, "the old WAL is still there: " + wals);
+        Path older = wals.get(wals.size() - 2);
+        try (FileChannel c = FileChannel.open(older, StandardOpenOption.WRITE)) {
+            c.truncate(c.size() - 5);
+        }
+        return older;
+    }
+
+    private static void awaitInFile(Path dir, byte[] what) throws Exception {
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (!contains(Files.readAllBytes(wals(dir).getLast()), what)) {
+            assertTrue(System.nanoTime() < deadline, "the write never reached the WAL file");
+            Thread.sleep(5);
+        }
+    }
+
+    private static List<Path> wals(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".wal")).sorted(Comparator.naturalOrder()).toList();
+        }
+    }
+
+    private static boolean contains(byte[] file, byte[] what) {
+        outer:
+        for (int i = 0; i + what.length <= file.length; i++) {
+            for (int j = 0; j < what.length; j++) {
+                if (file[i + j] != what[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+}
