@@ -42,13 +42,14 @@ import java.util.Locale;
  *                          would remove)
  * @param scanReturned      entries cursors returned from the current tables, counted the same way
  * @param tombstones        tombstones among {@code keys} (point deletes; range deletes not counted)
- * @param estimatedLiveKeys an estimate of the live keys: in memtables, entries less twice their
- *                          tombstones (a delete there usually hides a version, in the memtable or
- *                          below, and counts itself); in tables, entries less their tombstones (a
- *                          tombstone that reached a table may hide nothing: its key's put was merged
- *                          away with it), so that it is an upper bound there. Versions not yet merged
- *                          by compaction count once each, a delete in a memtable of a key that does
- *                          not exist takes one off, and range deletes are not subtracted. At least 0.
+ * @param estimatedLiveKeys an estimate of the live keys: in each memtable, its keys whose newest
+ *                          version there is a value, less those whose newest is a tombstone (which
+ *                          usually hides a version below), overwritten versions in the same memtable
+ *                          not counted; in tables, entries less their tombstones (a tombstone that
+ *                          reached a table may hide nothing: its key's put was merged away with it).
+ *                          A key with versions in several memtables or table runs counts once in each
+ *                          until compaction merges them, a delete in a memtable of a key that does not
+ *                          exist takes one off, and range deletes are not subtracted. At least 0.
  */
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
                     long walBytesWritten, long tableBytesWritten, long manifestBytesWritten, Compactions compactions,

@@ -23,8 +23,9 @@ final class StatsCollector {
                          String ioEngine, long readAheadBlocks) {
         long keys = 0;
         long tombstones = 0;
-        // A memtable's tombstone usually hides a version (in it or below) and counts itself; a
-        // table's may hide nothing (its put was merged away with it). See Stats.estimatedLiveKeys.
+        // A memtable counts each key's newest version (a tombstone there usually hides a version
+        // below); a table's tombstone may hide nothing (its put was merged away with it). See
+        // Stats.estimatedLiveKeys.
         long live = 0;
         long offHeap = cache.memoryBytes();
         List<MemtableRef> memtables = new ArrayList<>(s.frozen());
@@ -34,7 +35,7 @@ final class StatsCollector {
             long t = m.memtable().tombstoneCount();
             keys += n;
             tombstones += t;
-            live += n - 2 * t;
+            live += m.memtable().liveEstimate();
             offHeap += m.memtable().memoryBytes();
         }
         long disk = 0;

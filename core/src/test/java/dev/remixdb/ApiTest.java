@@ -390,6 +390,33 @@ class ApiTest {
         }
     }
 
+    /** Overwrites of a key in one memtable count it once (a Kafka store rewrites its offsets every commit). */
+    @Test
+    void overwritesDoNotInflateTheLiveKeyEstimate() throws Exception {
+        try (RemixDB db = RemixDB.open(dir, Options.builder().build())) {
+            for (int i = 0; i < 100; i++) {
+                db.put(("old-" + i).getBytes(StandardCharsets.UTF_8), new byte[] {1});
+            }
+            db.compactMemtable();
+            for (int round = 0; round < 500; round++) {
+                for (int i = 0; i < 10; i++) {
+                    db.put(("hot-" + i).getBytes(StandardCharsets.UTF_8), new byte[] {(byte) round});
+                }
+            }
+            assertEquals(110, db.stats().estimatedLiveKeys(), db.stats().toString());
+            // A key of the tables deleted and put again in the memtable is there once; deleted twice, gone.
+            db.delete("old-0".getBytes(StandardCharsets.UTF_8));
+            db.put("old-0".getBytes(StandardCharsets.UTF_8), new byte[] {2});
+            db.delete("old-1".getBytes(StandardCharsets.UTF_8));
+            db.delete("old-1".getBytes(StandardCharsets.UTF_8));
+            // Put, delete and put again here: once.
+            db.put("new".getBytes(StandardCharsets.UTF_8), new byte[] {3});
+            db.delete("new".getBytes(StandardCharsets.UTF_8));
+            db.put("new".getBytes(StandardCharsets.UTF_8), new byte[] {3});
+            assertEquals(110, db.stats().estimatedLiveKeys(), db.stats().toString());
+        }
+    }
+
     @Test
     void everyStatsFigureHasItsMXBeanGetter() throws Exception {
         java.util.Set<String> getters = new java.util.HashSet<>();

@@ -57,6 +57,8 @@ public final class Memtable implements AutoCloseable {
     private volatile long entryCount;
     /** Tombstones among {@link #entryCount}, and among the deferred entries not linked yet. */
     private volatile long tombstoneCount;
+    /** See {@link #liveEstimate()}. */
+    private volatile long liveEstimate;
     private int deferredTombstones;
     private volatile long dataBytes;
     /** Range deletes, oldest first; replaced whole on each one (they are few). */
@@ -203,10 +205,12 @@ public final class Memtable implements AutoCloseable {
             throw new IllegalArgumentException("duplicate entry: this key already has seq " + seq);
         }
         ordered.insert(e, key, keyOff, keyLen, seq);
+        long prior = NULL;
         if (pointIndexed) {
             // A newest seq is its key's newest version.
-            index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this, newest);
+            prior = index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this, newest);
         }
+        liveEstimate = liveEstimate + liveDelta(tombstone, newest ? prior : NULL);
         entryCount = entryCount + 1;
         if (tombstone) {
             tombstoneCount = tombstoneCount + 1;
@@ -274,13 +278,16 @@ public final class Memtable implements AutoCloseable {
                 entries.setSeq(deferred.handle(i), firstSeq + i);
             }
             int[] order = deferred.order(entries);
+            long live;
             if (ordered.canRebuild() && entryCount <= n) {
                 rebuildWithDeferred(order, firstSeq);
             } else {
                 insertDeferred(order, firstSeq);
             }
+            live = indexDeferred(n);
             deferred.clear();
             entryCount = entryCount + n;
+            liveEstimate = liveEstimate + live;
             tombstoneCount = tombstoneCount + deferredTombstones;
             deferredTombstones = 0;
             maxSeq = firstSeq + n - 1;
@@ -321,14 +328,44 @@ public final class Memtable implements AutoCloseable {
             all[out++] = deferred.handle(order[k++]);
         }
         ordered.rebuild(all, out);
-        if (pointIndexed) {
-            // In the order added, each is its key's newest version so far.
-            for (int j = 0; j < n; j++) {
-                long e = deferred.handle(j);
-                index.put(PointIndex.nonZero(Keys.hash64(entries.segment(e), entries.keyOffset(e), entries.keyLength(e))),
-                        e, this, true);
-            }
+    }
+
+    /**
+     * Puts the {@code n} deferred entries, linked already, into the point index; returns what they
+     * add to {@link #liveEstimate()}.
+     */
+    private long indexDeferred(int n) {
+        if (!pointIndexed) {
+            return n - 2L * deferredTombstones;
         }
+        long live = 0;
+        // In the order added (their seqs'), each is its key's newest version so far.
+        for (int j = 0; j < n; j++) {
+            long e = deferred.handle(j);
+            long prior = index.put(PointIndex.nonZero(Keys.hash64(entries.segment(e), entries.keyOffset(e),
+                    entries.keyLength(e))), e, this, true);
+            live += liveDelta((rawValueLength(e) & Entries.TOMBSTONE) != 0, prior);
+        }
+        return live;
+    }
+
+    /**
+     * How {@link #liveEstimate()} changes when a key gets a newest version (a tombstone or not) that
+     * replaces {@code prior} in the point index (NULL: the key had no version here, or it is not
+     * known). A value counts 1 and a tombstone -1 where they are the key's first version here (the
+     * tombstone hides one below). A tombstone over a value takes that value's 1 back and a value
+     * over a tombstone adds it again: a put and its delete in one memtable count 0, a delete and a
+     * re-put of a key below count 0 (it is still there once). Overwrites change nothing.
+     */
+    private long liveDelta(boolean tombstone, long prior) {
+        if (prior == NULL) {
+            return tombstone ? -1 : 1;
+        }
+        boolean priorTombstone = (rawValueLength(prior) & Entries.TOMBSTONE) != 0;
+        if (tombstone) {
+            return priorTombstone ? 0 : -1;
+        }
+        return priorTombstone ? 1 : 0;
     }
 
     /** The deferred entries inserted one at a time, in key order. */
@@ -344,9 +381,6 @@ public final class Memtable implements AutoCloseable {
             // Fresh seqs: no (key, seq) can repeat, and the search need not know which is newest.
             ordered.locate(key, keyOff, keyLen, seq, false);
             ordered.insert(e, key, keyOff, keyLen, seq);
-            if (pointIndexed) {
-                index.put(PointIndex.nonZero(Keys.hash64(key, keyOff, keyLen)), e, this, false);
-            }
         }
     }
 
@@ -519,6 +553,18 @@ public final class Memtable implements AutoCloseable {
     /** Number of entries (versions and tombstones) added. */
     public long entryCount() {
         return entryCount;
+    }
+
+    /**
+     * What this memtable adds to the store's live keys, estimated: a key whose versions here the
+     * point index saw replace each other counts once (see {@link #liveDelta}: 1 when it was put
+     * here, -1 when a key below was deleted here, 0 when it was put and deleted here), so that
+     * overwrites do not inflate it. Where the index did not see it (a memtable past its point index,
+     * entries inserted below a newer version, deferred entries inserted one at a time), each entry
+     * counts on its own: 1 for a value, -1 for a tombstone. Range deletes are not counted.
+     */
+    public long liveEstimate() {
+        return liveEstimate;
     }
 
     /** Number of tombstones among {@link #entryCount()} (range deletes not included). */

@@ -137,7 +137,12 @@ final class PointIndex implements AutoCloseable {
      * knows that no version of the key has a larger seq (it is the largest seq the memtable has seen),
      * which spares a probe of a table being emptied. Writer only.
      */
-    void put(long hash, long node, Memtable owner, boolean newest) {
+    /**
+     * Puts {@code node} as its key's version ({@code newest}: a seq above every one added). Returns
+     * the node the current table held for the key before, or NULL when it held none (a key whose
+     * entry still waits in the old table for migration counts as new there).
+     */
+    long put(long hash, long node, Memtable owner, boolean newest) {
         Table o = old;
         if (o != null) {
             migrate(owner);
@@ -151,7 +156,8 @@ final class PointIndex implements AutoCloseable {
             }
         }
         Table t = table;
-        if (insert(t, hash, node, owner)) {
+        long prior = insert(t, hash, node, owner);
+        if (prior == ChunkAllocator.NULL) {
             long filled = ++size * 8;
             if (filled > 3 * (t.mask + 1) && old == null) {
                 if (filled > 4 * (t.mask + 1)) {
@@ -161,6 +167,7 @@ final class PointIndex implements AutoCloseable {
                 }
             }
         }
+        return prior;
     }
 
     /** The node {@code t} holds for the key of {@code node}, or 0. Writer only. */
@@ -180,15 +187,18 @@ final class PointIndex implements AutoCloseable {
         }
     }
 
-    /** Puts (hash, node) into {@code t}, keeping the larger seq; true when the key was new to {@code t}. */
-    private static boolean insert(Table t, long hash, long node, Memtable owner) {
+    /**
+     * Puts (hash, node) into {@code t}, keeping the larger seq; returns the node {@code t} held for
+     * the key before, or NULL when the key was new to {@code t}.
+     */
+    private static long insert(Table t, long hash, long node, Memtable owner) {
         MemorySegment slots = t.slots;
         for (long i = hash & t.mask; ; i = (i + 1) & t.mask) {
             long h = slots.get(ValueLayout.JAVA_LONG, i * SLOT);
             if (h == 0) {
                 slots.set(ValueLayout.JAVA_LONG, i * SLOT + 8, node);
                 WORD.setRelease(slots, i * SLOT, hash);
-                return true;
+                return ChunkAllocator.NULL;
             }
             if (h == hash) {
                 long current = slots.get(ValueLayout.JAVA_LONG, i * SLOT + 8);
@@ -196,7 +206,7 @@ final class PointIndex implements AutoCloseable {
                     if (owner.seq(node) > owner.seq(current)) {
                         WORD.setRelease(slots, i * SLOT + 8, node);
                     }
-                    return false;
+                    return current;
                 }
             }
         }
@@ -219,7 +229,7 @@ final class PointIndex implements AutoCloseable {
         long end = Math.min(from.mask + 1, migrated + MIGRATE_PER_PUT);
         for (long i = migrated; i < end; i++) {
             long h = slots.get(ValueLayout.JAVA_LONG, i * SLOT);
-            if (h != 0 && insert(to, h, slots.get(ValueLayout.JAVA_LONG, i * SLOT + 8), owner)) {
+            if (h != 0 && insert(to, h, slots.get(ValueLayout.JAVA_LONG, i * SLOT + 8), owner) == ChunkAllocator.NULL) {
                 size++;
             }
         }

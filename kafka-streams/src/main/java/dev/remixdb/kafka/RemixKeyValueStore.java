@@ -127,7 +127,11 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         try {
             boolean eos = StreamsConfig.EXACTLY_ONCE_V2.equals(configs.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
-            if (eos && StoreMetadata.leftOpen(opened)) {
+            // A global store (task -1_-1) is written outside transactions, from its source topic, and
+            // Kafka's global thread has no way to recover from TaskCorruptedException: it could never
+            // start. It holds no aborted writes; a restore from its offset rewrites what came after.
+            boolean global = context.taskId().subtopology() < 0;
+            if (eos && !global && StoreMetadata.leftOpen(opened)) {
                 throw new TaskCorruptedException(Set.of(context.taskId()), new ProcessorStateException(
                         "store " + name + " in " + dir + " was not closed cleanly; under exactly-once it may hold"
                                 + " uncommitted writes, so it must be restored from the changelog"));
@@ -155,7 +159,7 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 configs, StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         this.db = opened;
         try {
-            StoreMetrics.register(context, metricsScope, name, opened);
+            StoreMetrics.register(context, metricsScope, name, opened, RemixKeyValueStore::estimateEntries);
             context.register(root, new RestoreCallback(this));
         } catch (RuntimeException e) {
             // E.g. a store of this name registered twice: leave nothing open behind.
@@ -398,20 +402,26 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
     @Override
     public long approximateNumEntries() {
         try {
-            RemixDB d = readable("approximateNumEntries");
-            // RemixDB's estimate of its live keys (Stats.estimatedLiveKeys: versions count until
-            // compaction merges them, deletes take keys off) less the store's own metadata keys, so
-            // that an empty store reports 0, as Kafka's do.
-            long meta = 0;
-            try (Cursor c = d.cursor(StoreKeys.META_START, StoreKeys.DATA_START)) {
-                for (c.seekToFirst(); c.isValid(); c.next()) {
-                    meta++;
-                }
-            }
-            return Math.max(0, d.stats().estimatedLiveKeys() - meta);
+            return estimateEntries(readable("approximateNumEntries"));
         } catch (ClosedException e) {
             throw failure("approximateNumEntries", e);
         }
+    }
+
+    /**
+     * RemixDB's estimate of its live keys (Stats.estimatedLiveKeys: overwrites in a memtable count
+     * once, versions in several memtables or table runs once each until compaction merges them,
+     * deletes take keys off) less the store's own metadata keys, so that an empty store reports 0,
+     * as Kafka's do. Each commit rewrites those keys; in a memtable that costs the estimate nothing.
+     */
+    private static long estimateEntries(RemixDB d) {
+        long meta = 0;
+        try (Cursor c = d.cursor(StoreKeys.META_START, StoreKeys.DATA_START)) {
+            for (c.seekToFirst(); c.isValid(); c.next()) {
+                meta++;
+            }
+        }
+        return Math.max(0, d.stats().estimatedLiveKeys() - meta);
     }
 
     // ------------------------------------------------------------------ IQv2

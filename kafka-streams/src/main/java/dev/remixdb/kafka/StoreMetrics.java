@@ -8,6 +8,7 @@ import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * Store-level gauges from {@link RemixDB#statsBean()}, in the group and with the tags the built-in
@@ -24,15 +25,18 @@ import java.util.function.ToDoubleFunction;
 final class StoreMetrics {
     private StoreMetrics() {}
 
-    static void register(StateStoreContext context, String metricsScope, String storeName, RemixDB db) {
+    /** {@code entries}: the store's {@code approximateNumEntries} of {@code db}, for {@code estimate-num-keys}. */
+    static void register(StateStoreContext context, String metricsScope, String storeName, RemixDB db,
+                         ToLongFunction<RemixDB> entries) {
         if (!(context.metrics() instanceof StreamsMetricsImpl metrics)) {
             return;
         }
         String task = context.taskId().toString();
         StatsMXBean stats = db.statsBean();
         gauge(metrics, task, metricsScope, storeName, "estimate-num-keys",
-                "Estimated live keys: entries in memtables and tables less deletes (RemixDB Stats.estimatedLiveKeys)",
-                stats, StatsMXBean::getEstimatedLiveKeys);
+                "Estimated live keys, as approximateNumEntries: entries in memtables and tables less deletes"
+                        + " (RemixDB Stats.estimatedLiveKeys) less the store's metadata keys",
+                stats, s -> entries.applyAsLong(db));
         gauge(metrics, task, metricsScope, storeName, "off-heap-bytes",
                 "Native memory of the store: memtables, block cache, REMIX and table metadata", stats,
                 StatsMXBean::getOffHeapBytes);
@@ -66,7 +70,7 @@ final class StoreMetrics {
         Gauge<Double> gauge = (config, now) -> {
             try {
                 return read.applyAsDouble(stats);
-            } catch (IllegalStateException closed) {
+            } catch (IllegalStateException closed) {  // ClosedException too
                 // A reporter may poll between the store's close and the metric's removal.
                 return Double.NaN;
             }
