@@ -278,13 +278,15 @@ final class Store implements AutoCloseable {
                 }
                 return java.util.concurrent.CompletableFuture.completedFuture(
                         java.util.Collections.unmodifiableList(java.util.Arrays.asList(values)));
+            } catch (dev.remixdb.remix.CorruptionException e) {
+                return java.util.concurrent.CompletableFuture.failedFuture(new CorruptionException(e));
             } catch (RuntimeException e) {
                 return java.util.concurrent.CompletableFuture.failedFuture(e);
             } finally {
                 s.release();
             }
         }
-        return AsyncLookup.start(s, seq, keys);
+        return AsyncLookup.start(s, seq, keys, reader.parallel());
     }
 
     /** Whether the calling thread is the block reader's I/O thread (see {@link BlockReader#onOwnThread()}). */

@@ -49,6 +49,11 @@ class AsyncStagesTest {
     }
 
     private RemixDB open(boolean jmx) throws Exception {
+        fill();
+        return reopen(jmx);
+    }
+
+    private void fill() throws Exception {
         String why = dev.remixdb.io.IoUringBlockReader.unavailableReason();
         assumeTrue(why == null, () -> "io_uring not available here: " + why);
         Options build = Options.builder().memtableBytes(256 * 1024).tableBytes(64 * 1024).build();
@@ -58,6 +63,9 @@ class AsyncStagesTest {
             }
             db.compactMemtable();
         }
+    }
+
+    private RemixDB reopen(boolean jmx) throws Exception {
         return RemixDB.open(dir, Options.builder().blockCacheBytes(16 * 1024).ioEngine(IoEngine.IO_URING).jmx(jmx)
                 .build());
     }
@@ -151,6 +159,94 @@ class AsyncStagesTest {
         db.close();
         assertThrows(ClosedException.class, () -> db.get(key(1)));
         assertFalse(server.isRegistered(bean), "the close unregistered the MBean");
+    }
+
+    /**
+     * A value larger than a cache slot (4 KiB) is in a block the batch cannot cache: it was read
+     * on the caller's thread (or, in a batch with other misses, on the io_uring thread, stalling every
+     * other lookup). It is read on a virtual thread of its own.
+     */
+    @Test
+    void aValueLargerThanACacheSlotIsReadOffTheCallersAndTheIoThread() throws Exception {
+        fill();
+        byte[] big = new byte[20_000];
+        java.util.Arrays.fill(big, (byte) 7);
+        try (RemixDB db = reopen(false)) {
+            db.put(key(KEYS), big);
+            db.compactMemtable();
+        }
+        try (RemixDB db = reopen(false)) {
+            Thread caller = Thread.currentThread();
+            Thread[] ranOn = new Thread[1];
+            byte[] got = db.getAsync(key(KEYS)).thenApply(v -> {
+                ranOn[0] = Thread.currentThread();
+                return v;
+            }).get(60, TimeUnit.SECONDS);
+            assertArrayEquals(big, got);
+            assertTrue(ranOn[0] != caller && !ranOn[0].getName().contains("io_uring"), "completed on " + ranOn[0]);
+            List<byte[]> both = db.multiGetAsync(List.of(key(15_000), key(KEYS))).thenApply(v -> {
+                ranOn[0] = Thread.currentThread();
+                return v;
+            }).get(60, TimeUnit.SECONDS);
+            assertArrayEquals(value(15_000), both.get(0));
+            assertArrayEquals(big, both.get(1));
+            assertTrue(ranOn[0] != caller && !ranOn[0].getName().contains("io_uring"), "completed on " + ranOn[0]);
+        }
+    }
+
+    /**
+     * Damage met by a lookup made in a stage on the io_uring thread is the public
+     * {@link CorruptionException}, as everywhere else (it was the internal REMIX one).
+     */
+    @Test
+    void damageMetInAStageOnTheIoThreadIsACorruptionException() throws Exception {
+        fill();
+        List<Path> tables;
+        try (var files = java.nio.file.Files.list(dir)) {
+            tables = files.filter(p -> p.toString().endsWith(".tbl")).sorted().toList();
+        }
+        Path victim = tables.get(tables.size() / 2);
+        byte[] bytes = java.nio.file.Files.readAllBytes(victim);
+        bytes[200] ^= 0x5a;  // in the table's first data block
+        java.nio.file.Files.write(victim, bytes);
+        try (RemixDB db = reopen(false)) {
+            int bad = -1;
+            for (int i = 0; i < KEYS && bad < 0; i++) {
+                try {
+                    db.get(key(i));
+                } catch (CorruptionException e) {
+                    bad = i;
+                }
+            }
+            assertTrue(bad >= 0, "no key reads the damaged block");
+            byte[] badKey = key(bad);
+            Function<byte[], Throwable> viaMultiGet = v -> {
+                try {
+                    db.multiGet(List.of(badKey));
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            };
+            Function<byte[], Throwable> viaGetAsync = v -> db.getAsync(badKey).handle((x, t) ->
+                    t instanceof java.util.concurrent.CompletionException c ? c.getCause() : t).join();
+            for (Function<byte[], Throwable> lookup : List.of(viaMultiGet, viaGetAsync)) {
+                Throwable seen = null;
+                for (int n = 0; n < 200 && seen == null; n++) {
+                    int good = (bad + 1000 + 37 * n) % KEYS;  // another block: the outer lookup succeeds
+                    boolean[] onRing = new boolean[1];
+                    Throwable t = db.getAsync(key(good)).thenApply(v -> {
+                        onRing[0] = Thread.currentThread().getName().contains("io_uring");
+                        return lookup.apply(v);
+                    }).get(60, TimeUnit.SECONDS);
+                    if (onRing[0]) {
+                        seen = t;
+                        assertTrue(t instanceof CorruptionException, "on the io_uring thread: " + t);
+                    }
+                }
+                assertTrue(seen != null, "no lookup completed on the io_uring thread");
+            }
+        }
     }
 
     @Test

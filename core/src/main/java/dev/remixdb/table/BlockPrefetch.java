@@ -70,15 +70,20 @@ public final class BlockPrefetch {
      */
     public int run() {
         if (reader != null && reader.onOwnThread()) {
-            for (Pending p : pending) {
-                p.slot.abort();
-            }
-            reads.clear();
-            pending.clear();
-            reader = null;
+            abort();
             return 0;
         }
         return start().join();
+    }
+
+    /** Gives back the slots reserved for the blocks added and empties the batch, reading nothing. */
+    public void abort() {
+        for (Pending p : pending) {
+            p.slot.abort();
+        }
+        reads.clear();
+        pending.clear();
+        reader = null;
     }
 
     /**
