@@ -15,7 +15,9 @@ import java.lang.foreign.MemorySegment;
  * {@link IllegalStateException}; it never shows another entry's bytes.
  *
  * <p>A cursor holds the memory and files of its snapshot until {@link #close()}; closing the store
- * closes its cursors. Not thread-safe: use one cursor per thread.
+ * closes its cursors. A cursor dropped without a close is closed by the store once it has been
+ * garbage-collected and the store next opens a cursor or a snapshot, reports stats, or closes;
+ * each is counted in {@link Stats#leakedCursors()}. Not thread-safe: use one cursor per thread.
  */
 public interface Cursor extends AutoCloseable {
 

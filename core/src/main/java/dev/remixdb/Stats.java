@@ -32,6 +32,8 @@ import java.util.Locale;
  * @param leakedSnapshots   snapshots garbage-collected without being closed since open (each was
  *                          released then; a growing number points at a missing close())
  * @param openCursors       cursors not yet closed
+ * @param leakedCursors     cursors garbage-collected without being closed since open (the store
+ *                          closed each when it found it: at its next cursor, snapshot or stats call)
  * @param ioEngine          how table files are read: "io_uring" or "filechannel" ({@link IoEngine})
  * @param readAheadBlocks   blocks scans read into the block cache ahead of use since open, all runs'
  *                          next blocks in one batch when a scan starts (with io_uring, when blocks
@@ -54,7 +56,7 @@ import java.util.Locale;
 public record Stats(long keys, long diskBytes, int tables, int partitions, long userBytesWritten,
                     long walBytesWritten, long tableBytesWritten, long manifestBytesWritten, Compactions compactions,
                     long offHeapBytes, long blockCacheBytes, long stallNanos, long slowdownNanos, int frozenMemtables,
-                    int openSnapshots, long leakedSnapshots, int openCursors, String ioEngine,
+                    int openSnapshots, long leakedSnapshots, int openCursors, long leakedCursors, String ioEngine,
                     long readAheadBlocks, long scanSkipped, long scanReturned, long tombstones,
                     long estimatedLiveKeys) {
 
@@ -95,7 +97,7 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 compactions          %d minor, %d major, %d split, %d aborted, %d idle merges (%s optional); %d memtables in %d rounds
                 off-heap memory      %s (block cache %s)
                 write stalls         %.1f ms stopped, %.1f ms slowed; %d memtables frozen
-                open                 %d snapshots (%d leaked so far), %d cursors
+                open                 %d snapshots (%d leaked so far), %d cursors (%d leaked so far)
                 reads                through %s, %d blocks read ahead by scans
                 scans of tables      %,d entries returned, %,d stale or deleted passed over""",
                 keys, tombstones, estimatedLiveKeys, bytes(diskBytes), tables, partitions,
@@ -104,7 +106,7 @@ public record Stats(long keys, long diskBytes, int tables, int partitions, long 
                 compactions.minor(), compactions.major(), compactions.split(), compactions.abort(),
                 compactions.idle(), bytes(compactions.optionalBytes()), compactions.memtables(), compactions.rounds(),
                 bytes(offHeapBytes), bytes(blockCacheBytes), stallNanos / 1e6, slowdownNanos / 1e6, frozenMemtables,
-                openSnapshots, leakedSnapshots, openCursors, ioEngine, readAheadBlocks, scanReturned, scanSkipped);
+                openSnapshots, leakedSnapshots, openCursors, leakedCursors, ioEngine, readAheadBlocks, scanReturned, scanSkipped);
     }
 
     /** Bytes with a binary unit: "1.5 MiB". */

@@ -196,6 +196,11 @@ final class StatsBean implements StatsMXBean {
     }
 
     @Override
+    public long getLeakedCursors() {
+        return stats().leakedCursors();
+    }
+
+    @Override
     public int getOpenCursors() {
         return stats().openCursors();
     }

@@ -58,7 +58,7 @@ final class StatsCollector {
                 new Stats.Compactions(c.minor.sum(), c.major.sum(), c.split.sum(), c.abort.sum(), c.idle.sum(),
                         c.optionalBytes.sum(), c.rounds.sum(), c.roundMemtables.sum()),
                 offHeap, cache.memoryBytes(), c.stallNanos.sum(), c.slowdownNanos.sum(), s.frozen().size(),
-                openSnapshots, c.leakedSnapshots.sum(), openCursors, ioEngine, readAheadBlocks, scanSkipped,
+                openSnapshots, c.leakedSnapshots.sum(), openCursors, c.leakedCursors.sum(), ioEngine, readAheadBlocks, scanSkipped,
                 scanReturned, tombstones, Math.max(0, live));
     }
 

@@ -67,6 +67,9 @@ public interface StatsMXBean {
 
     int getOpenCursors();
 
+    /** {@link Stats#leakedCursors()}. */
+    long getLeakedCursors();
+
     /** {@link Stats#readAheadBlocks()}. */
     long getReadAheadBlocks();
 

@@ -48,7 +48,10 @@ final class Store implements AutoCloseable {
     private final VersionSet versions;
     private final WritePipeline writes;
     private final Compactor compactor;
-    private final Set<StoreCursor> cursors = ConcurrentHashMap.newKeySet();
+    /** Open cursors, each through a weak reference, so that one dropped unclosed can be found. */
+    private final Set<CursorRef> cursors = ConcurrentHashMap.newKeySet();
+    /** Where the references of cursors garbage-collected unclosed arrive. */
+    private final java.lang.ref.ReferenceQueue<StoreCursor> droppedCursors = new java.lang.ref.ReferenceQueue<>();
     private final Set<StoreSnapshot.Pin> snapshots = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     /** Set when close() begins: writes that skip the WAL are refused from then on (see {@link #beginUnlogged}). */
@@ -303,6 +306,7 @@ final class Store implements AutoCloseable {
 
     /** A cursor on {@code s} as of {@code seq}; takes over the caller's reference to {@code s}. */
     Cursor cursor(ReadState s, long seq, byte[] lower, byte[] upper) {
+        closeDroppedCursors();
         StoreCursor c;
         try {
             c = new StoreCursor(this, s, seq, lower, upper);
@@ -310,7 +314,9 @@ final class Store implements AutoCloseable {
             s.release();
             throw e;
         }
-        cursors.add(c);
+        CursorRef ref = new CursorRef(c, droppedCursors);
+        c.handle().tracking = ref;
+        cursors.add(ref);
         // close() marks the store closed before it closes the cursors it finds: one added after
         // that pass must close itself.
         if (closed) {
@@ -320,8 +326,34 @@ final class Store implements AutoCloseable {
         return c;
     }
 
-    void cursorClosed(StoreCursor c) {
-        cursors.remove(c);
+    /** The store's weak reference to an open cursor, holding what its close releases. */
+    private static final class CursorRef extends java.lang.ref.WeakReference<StoreCursor> {
+        final StoreCursor.Handle handle;
+
+        CursorRef(StoreCursor cursor, java.lang.ref.ReferenceQueue<StoreCursor> queue) {
+            super(cursor, queue);
+            this.handle = cursor.handle();
+        }
+    }
+
+    void cursorClosed(StoreCursor.Handle h) {
+        if (h.tracking instanceof CursorRef ref) {
+            cursors.remove(ref);
+            ref.clear();  // a closed cursor is not reported as dropped
+        }
+    }
+
+    /**
+     * Closes the cursors garbage-collected without a close, counting each as a leak: their read
+     * states would otherwise keep memtables and tables alive until the store closes.
+     */
+    private void closeDroppedCursors() {
+        for (java.lang.ref.Reference<? extends StoreCursor> r; (r = droppedCursors.poll()) != null; ) {
+            CursorRef ref = (CursorRef) r;
+            if (cursors.remove(ref)) {
+                ref.handle.close(true);
+            }
+        }
     }
 
     private final Object viewLock = new Object();
@@ -364,6 +396,7 @@ final class Store implements AutoCloseable {
     /** A consistent read-only view of the store as of now. */
     Snapshot snapshot() {
         checkOpen();
+        closeDroppedCursors();
         ReadState s = versions.acquire();
         StoreSnapshot snapshot;
         try {
@@ -389,6 +422,7 @@ final class Store implements AutoCloseable {
 
     Stats stats() {
         checkOpen();
+        closeDroppedCursors();
         ReadState s = versions.acquire();
         try {
             return StatsCollector.collect(s, counters, cache, dir.path(), snapshots.size(), cursors.size(),
@@ -458,9 +492,10 @@ final class Store implements AutoCloseable {
         } catch (Throwable t) {
             error = Closeables.add(error, t);
         }
-        for (StoreCursor c : List.copyOf(cursors)) {
+        closeDroppedCursors();
+        for (CursorRef c : List.copyOf(cursors)) {
             try {
-                c.close();
+                c.handle.close(false);
             } catch (Throwable t) {
                 error = Closeables.add(error, t);  // close the rest of the store all the same
             }

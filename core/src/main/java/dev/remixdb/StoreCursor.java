@@ -34,6 +34,12 @@ import java.util.List;
  * wait for them, nor end them (see {@link EntryViews}). Such a close releases the snapshot's state
  * at once but keeps what views can reach (the merger's pinned blocks and buffers, the memtables)
  * until the views' thread next touches the cursor, or the cursor and its views become garbage.
+ *
+ * <p>What a close releases is held by a {@link Handle}, which the store tracks (to close at its own
+ * close) through a weak reference to the cursor: a cursor dropped unclosed is found in the store's
+ * reference queue and closed as a leak (counted in {@link Stats#leakedCursors()}) when the store next
+ * opens a cursor or a snapshot, reports stats, or closes; until then it holds its read state (the
+ * memtables and tables it saw). The handle never refers back to the cursor.
  */
 final class StoreCursor implements Cursor {
     /**
@@ -46,7 +52,6 @@ final class StoreCursor implements Cursor {
     }
 
     private final Store store;
-    private final ReadState state;
     private final Merger merger;
     /** Inclusive lower and exclusive upper bound, or null. */
     private final MemorySegment lower;
@@ -55,6 +60,8 @@ final class StoreCursor implements Cursor {
     /** The merger sits on a key outside the bounds: the cursor is invalid. */
     private boolean outside;
     private final EntryViews views = new EntryViews();
+    /** What a close releases; the store tracks it. The same merger, guard and views as above. */
+    private final Handle handle;
     /**
      * The current entry's memory, read from the sources once per position ({@link #fetch()}):
      * each source call walks down the version, the REMIX and a table cursor. Null after a move.
@@ -66,16 +73,10 @@ final class StoreCursor implements Cursor {
     private MemorySegment valueMemory;
     private long valueOffset;
     private int valueLength;
-    /**
-     * After a close by another thread than the views': releases what the views can reach, once
-     * (a cleaner's {@code clean}, or the release itself when no cleaner could be had).
-     */
-    private volatile Runnable deferred;
 
     /** Takes over the caller's reference to {@code state}. Bounds are copied; null is open. */
     StoreCursor(Store store, ReadState state, long snapshot, byte[] lower, byte[] upper) {
         this.store = store;
-        this.state = state;
         this.lower = lower == null ? null : MemorySegment.ofArray(lower.clone());
         this.upper = upper == null ? null : MemorySegment.ofArray(upper.clone());
         List<Source> sources = new ArrayList<>(2 + state.frozen().size());
@@ -93,6 +94,12 @@ final class StoreCursor implements Cursor {
         }
         ranges[i] = new dev.remixdb.memtable.RangeTombstone[0];
         this.merger = new Merger(sources, ranges, snapshot);
+        this.handle = new Handle(store, state, merger, guard, views);
+    }
+
+    /** What the store tracks of this cursor. */
+    Handle handle() {
+        return handle;
     }
 
     // ------------------------------------------------------------------ calls
@@ -100,7 +107,7 @@ final class StoreCursor implements Cursor {
     /** Starts a call, or throws {@link ClosedException} when the cursor is closed or closing. */
     private void enter() {
         if (!guard.enter()) {
-            closedCall();
+            throw handle.closedCall();
         }
     }
 
@@ -115,35 +122,6 @@ final class StoreCursor implements Cursor {
     private void beginMove() {
         views.end();
         entryOf = null;
-    }
-
-    /**
-     * A call on a closed or closing cursor: waits for the close to finish (it waits for no call,
-     * so this is short), ends the views another thread's close left to this one, then throws.
-     */
-    private void closedCall() {
-        for (int spins = 0; !guard.isClosed(); spins++) {
-            if (spins < 100) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
-        }
-        ClosedException closed = new ClosedException("cursor of " + store);
-        Runnable d = deferred;
-        if (d != null) {
-            if (views.endDetached()) {
-                deferred = null;
-                try {
-                    d.run();  // the views are gone: free what they showed now, not at the next GC
-                } catch (RuntimeException e) {
-                    closed.addSuppressed(e);
-                }
-            }
-        } else if (views.openByCaller()) {
-            views.end();  // copies left by a close on another thread
-        }
-        throw closed;
     }
 
     @Override
@@ -468,84 +446,150 @@ final class StoreCursor implements Cursor {
 
     @Override
     public void close() {
-        // The store closes cursors left open by other threads: only one close may release.
-        if (!guard.beginClose()) {
-            try {
-                closedCall();
-            } catch (ClosedException expected) {
-                // close() is idempotent: it only finishes what another thread's close left to this one.
-            }
-            return;
-        }
-        try {
-            if (!views.endableByCaller()) {
-                if (EntryViews.ZERO_COPY) {
-                    closeKeepingViews();
-                    return;
-                }
-                // Copies alias nothing of the store: release it all; their thread ends them later.
-            } else {
-                views.end();
-            }
-            try {
-                merger.close();
-            } finally {
-                state.release();
-                store.cursorClosed(this);
-            }
-        } finally {
-            guard.endClose();
-        }
+        handle.close(false);
     }
 
     /**
-     * A close by another thread while views are open: the state goes now (so that the store's close
-     * need not wait for a thread that may never come back), what the views can reach goes later.
+     * What a cursor's close releases, and the close itself: the read state, the merger (with the
+     * blocks it pins), the views. Refers to no cursor, so that a cursor dropped unclosed can become
+     * garbage while the store tracks this.
      */
-    private void closeKeepingViews() {
-        List<MemtableRef> memtables = new ArrayList<>(1 + state.frozen().size());
-        try {
-            memtables.add(state.mem());
-            memtables.addAll(state.frozen());
-            for (MemtableRef m : memtables) {
-                m.retain();
+    static final class Handle {
+        private final Store store;
+        private final ReadState state;
+        private final Merger merger;
+        private final CallGuard guard;
+        private final EntryViews views;
+        /** The store's weak reference to the cursor, set when the store tracks it. */
+        volatile Object tracking;
+        /**
+         * After a close by another thread than the views': releases what the views can reach, once
+         * (a cleaner's {@code clean}, or the release itself when no cleaner could be had).
+         */
+        private volatile Runnable deferred;
+
+        Handle(Store store, ReadState state, Merger merger, CallGuard guard, EntryViews views) {
+            this.store = store;
+            this.state = state;
+            this.merger = merger;
+            this.guard = guard;
+            this.views = views;
+        }
+
+        /**
+         * A call on a closed or closing cursor: waits for the close to finish (it waits for no call,
+         * so this is short), ends the views another thread's close left to this one; returns the
+         * exception to throw.
+         */
+        ClosedException closedCall() {
+            for (int spins = 0; !guard.isClosed(); spins++) {
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
             }
-            store.viewsHeld();
-            // Refers to neither the cursor nor the views' scope, or the cleaner could never run.
-            Merger m = merger;
-            Store st = store;
-            Runnable release = () -> {
-                try {
-                    m.close();
-                } finally {
+            ClosedException closed = new ClosedException("cursor of " + store);
+            Runnable d = deferred;
+            if (d != null) {
+                if (views.endDetached()) {
+                    deferred = null;
                     try {
-                        RefCounted.releaseAll(memtables, null);
-                    } finally {
-                        st.viewsReleased();
+                        d.run();  // the views are gone: free what they showed now, not at the next GC
+                    } catch (RuntimeException e) {
+                        closed.addSuppressed(e);
                     }
                 }
-            };
-            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-            Runnable once = () -> {
-                if (done.compareAndSet(false, true)) {
-                    release.run();
-                }
-            };
-            Runnable d;
-            try {
-                d = ViewCleaner.CLEANER.register(views.scope(), once)::clean;
-            } catch (RuntimeException | Error e) {
-                // No cleaner (its thread could not start): only the views' thread, when it comes
-                // back, frees what they show. Never free it under them.
-                d = once;
+            } else if (views.openByCaller()) {
+                views.end();  // copies left by a close on another thread
             }
-            deferred = d;
-            views.detach();
-        } finally {
+            return closed;
+        }
+
+        /**
+         * Closes the cursor: by its user, by the store's close, or ({@code leaked}) by the store
+         * once the cursor was garbage-collected unclosed, on whatever thread found it.
+         */
+        void close(boolean leaked) {
+            // The store closes cursors left open by other threads: only one close may release.
+            if (!guard.beginClose()) {
+                closedCall();  // close() is idempotent: it only finishes what another thread's close left
+                return;
+            }
+            if (leaked) {
+                store.counters().leakedCursors.increment();
+            }
             try {
-                state.release();
+                if (!views.endableByCaller()) {
+                    if (EntryViews.ZERO_COPY) {
+                        closeKeepingViews();
+                        return;
+                    }
+                    // Copies alias nothing of the store: release it all; their thread ends them later.
+                } else {
+                    views.end();
+                }
+                try {
+                    merger.close();
+                } finally {
+                    state.release();
+                    store.cursorClosed(this);
+                }
             } finally {
-                store.cursorClosed(this);
+                guard.endClose();
+            }
+        }
+
+        /**
+         * A close by another thread while views are open: the state goes now (so that the store's
+         * close need not wait for a thread that may never come back), what the views can reach
+         * goes later.
+         */
+        private void closeKeepingViews() {
+            List<MemtableRef> memtables = new ArrayList<>(1 + state.frozen().size());
+            try {
+                memtables.add(state.mem());
+                memtables.addAll(state.frozen());
+                for (MemtableRef m : memtables) {
+                    m.retain();
+                }
+                store.viewsHeld();
+                // Refers to neither the cursor nor the views' scope, or the cleaner could never run.
+                Merger m = merger;
+                Store st = store;
+                Runnable release = () -> {
+                    try {
+                        m.close();
+                    } finally {
+                        try {
+                            RefCounted.releaseAll(memtables, null);
+                        } finally {
+                            st.viewsReleased();
+                        }
+                    }
+                };
+                java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+                Runnable once = () -> {
+                    if (done.compareAndSet(false, true)) {
+                        release.run();
+                    }
+                };
+                Runnable d;
+                try {
+                    d = ViewCleaner.CLEANER.register(views.scope(), once)::clean;
+                } catch (RuntimeException | Error e) {
+                    // No cleaner (its thread could not start): only the views' thread, when it comes
+                    // back, frees what they show. Never free it under them.
+                    d = once;
+                }
+                deferred = d;
+                views.detach();
+            } finally {
+                try {
+                    state.release();
+                } finally {
+                    store.cursorClosed(this);
+                }
             }
         }
     }

@@ -151,6 +151,51 @@ class SnapshotTest {
         }
     }
 
+    /**
+     * A cursor dropped without close pinned its tables until the store closed. The store now finds
+     * it once it is garbage-collected, closes it and counts it: the replaced tables go.
+     */
+    @Test
+    void aDroppedCursorIsClosedAndItsTablesGo() throws Exception {
+        try (RemixDB db = RemixDB.open(dir, tiny())) {
+            for (int i = 0; i < 300; i++) {
+                db.put(b(String.format("k%04d", i)), b("v".repeat(40)));
+            }
+            db.compactMemtable();
+            dropCursor(db);
+            assertEquals(1, db.stats().openCursors());
+            for (int round = 0; round < 50 && countTables() == db.stats().tables(); round++) {
+                for (int i = 0; i < 300; i++) {
+                    db.put(b(String.format("k%04d", i)), b("w" + round + "v".repeat(40)));
+                }
+                db.compactMemtable();
+            }
+            long pinned = countTables();
+            assertTrue(pinned > db.stats().tables(), "the cursor keeps replaced tables: " + pinned + " files, "
+                    + db.stats().tables() + " in the current version");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (db.stats().leakedCursors() == 0 && System.nanoTime() < deadline) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertEquals(1, db.stats().leakedCursors());
+            assertEquals(0, db.stats().openCursors());
+            assertEquals(db.stats().tables(), countTables(), "the dropped cursor's tables are deleted");
+            try (Cursor kept = db.cursor()) {
+                kept.seekToFirst();
+                assertTrue(kept.isValid());
+            }
+            assertEquals(1, db.stats().leakedCursors(), "a closed cursor is not a leak");
+        }
+    }
+
+    private static void dropCursor(RemixDB db) {
+        Cursor c = db.cursor();
+        c.seekToFirst();
+        assertArrayEquals(b("v".repeat(40)), c.value());
+        assertEquals(40, c.valueView().byteSize());
+    }
+
     private long countTables() throws Exception {
         try (var files = java.nio.file.Files.list(dir)) {
             return files.filter(p -> p.toString().endsWith(".tbl")).count();

@@ -33,4 +33,6 @@ public final class Counters {
     public final LongAdder optionalBytes = new LongAdder();
     /** Snapshots released by the garbage collector, not by close. */
     public final LongAdder leakedSnapshots = new LongAdder();
+    /** Cursors garbage-collected without a close, closed by the store when it found them. */
+    public final LongAdder leakedCursors = new LongAdder();
 }
