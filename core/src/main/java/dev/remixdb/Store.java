@@ -351,7 +351,13 @@ final class Store implements AutoCloseable {
         for (java.lang.ref.Reference<? extends StoreCursor> r; (r = droppedCursors.poll()) != null; ) {
             CursorRef ref = (CursorRef) r;
             if (cursors.remove(ref)) {
-                ref.handle.close(true);
+                try {
+                    ref.handle.close(true);
+                } catch (RuntimeException | Error e) {
+                    // Never the caller's failure (it may hold a read state this would leave taken).
+                    System.getLogger(Store.class.getName()).log(System.Logger.Level.WARNING,
+                            "closing a cursor dropped without close failed", e);
+                }
             }
         }
     }

@@ -166,6 +166,12 @@ public final class Recovery {
                     throw new CorruptionException(path, r.validLength(), "torn record of " + r.tornBytes()
                             + " bytes in a WAL followed by WALs that hold records: " + damage);
                 }
+                // The later WALs go first, durably: cut first, a crash before their deletion would
+                // leave a clean WAL followed by records past its end, which no open accepts.
+                for (long n : later) {
+                    Files.deleteIfExists(FileNames.wal(dir, n));
+                }
+                StoreDirectory.sync(dir);
                 WalReader.cut(path, r.validLength());
                 dropped.addAll(later);
                 System.getLogger(Recovery.class.getName()).log(System.Logger.Level.WARNING,

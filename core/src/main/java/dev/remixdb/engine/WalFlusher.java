@@ -85,12 +85,14 @@ final class WalFlusher implements AutoCloseable {
     }
 
     /**
-     * Whether every retired WAL is synced and closed, and the directory synced after it: a record
-     * written to the current WAL before then may reach the disk before the older WAL's last bytes.
-     * Stays false after a failed sync.
+     * Whether every retired WAL numbered below {@code number} is synced and closed, and the directory
+     * synced after it: a record written to WAL {@code number} before then may reach the disk before
+     * such an older WAL's last bytes. Retired WALs are queued and closed oldest first, and leave the
+     * queue after the directory sync. Stays false after a failed sync.
      */
-    boolean retiredSynced() {
-        return retired.isEmpty() && retireFailure == null;
+    boolean syncedBefore(long number) {
+        WalWriter oldest = retired.peek();
+        return retireFailure == null && (oldest == null || oldest.fileNumber() >= number);
     }
 
     /**

@@ -761,7 +761,8 @@ public final class WritePipeline {
         // promises a write in it, and before a MANIFEST names it (the install syncs the directory).
         // Its records say whether they were written before the older WALs were synced, so that
         // recovery can tell a power cut during that sync from damage.
-        WalWriter next = WalWriter.create(FileNames.wal(dir.path(), number), number, flusher::retiredSynced);
+        WalWriter next = WalWriter.create(FileNames.wal(dir.path(), number), number,
+                () -> flusher.syncedBefore(number));
         insertLock.lock();
         try {
             WalWriter old = wal;
@@ -818,14 +819,13 @@ public final class WritePipeline {
                 if (closed) {
                     throw closedError.get();
                 }
-                // A WAL switched out meanwhile is synced by its close, which log.sync() waited for.
-                if (log == wal) {
-                    // After a failed fsync the kernel may have dropped the dirty pages and a later
-                    // fsync can succeed without them: nothing written since the last good sync can be
-                    // promised durable, so this store takes no more writes (reopen recovers the WAL).
-                    versions.fail(e);
-                    throw e;
-                }
+                // After a failed fsync the kernel may have dropped the dirty pages and a later fsync
+                // can succeed without them: nothing written since the last good sync can be promised
+                // durable, so this store takes no more writes (reopen recovers the WAL). So also when
+                // a memtable switch retired this WAL meanwhile: its close syncing it again proves
+                // nothing (a close that found it closed already reports that close's own failure).
+                versions.fail(e);
+                throw e;
             } finally {
                 lock.unlock();
             }

@@ -26,6 +26,12 @@ final class WalFormat {
     static final byte PUT = 1;
     static final byte DELETE = 2;
     static final byte RANGE_DELETE = 3;
+    /**
+     * Version 2: a record of one op of this type (empty key and value, the seq of the op before it)
+     * settles the early records before it: written once the older WALs were durable, by the sync that
+     * makes those records durable too. It is not replayed.
+     */
+    static final byte MARK = 4;
     /** Varints of key and value lengths take at most five bytes (lengths below 2^31). */
     static final int MAX_VARINT = 5;
     /**

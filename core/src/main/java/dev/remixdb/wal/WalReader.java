@@ -280,6 +280,7 @@ public final class WalReader {
      */
     private void parse(MemorySegment s, long o, int length, long filePos, boolean visit) {
         long end = o + length;
+        long marks = 0;
         long firstSeq = s.get(LONG, o);
         int count = s.get(INT, o + 8);
         boolean early = version >= WalFormat.VERSION && (count & WalFormat.EARLY) != 0;
@@ -298,6 +299,10 @@ public final class WalReader {
             byte type = s.get(ValueLayout.JAVA_BYTE, at++);
             int keyLen = varint(s, end, filePos - o);
             int valueLen = varint(s, end, filePos - o);
+            if (type == WalFormat.MARK && version >= WalFormat.VERSION && keyLen == 0 && valueLen == 0) {
+                marks++;  // settles the early records before it; nothing to replay
+                continue;
+            }
             if (type < PUT || type > RANGE_DELETE || keyLen > Limits.MAX_KEY_BYTES || valueLen > Limits.MAX_VALUE_BYTES
                     || (type == DELETE && valueLen != 0) || (type == RANGE_DELETE && valueLen > Limits.MAX_KEY_BYTES)
                     || at + keyLen + valueLen > end) {
@@ -317,7 +322,7 @@ public final class WalReader {
             if (early) {
                 earlyRecords++;
             }
-            ops += count;
+            ops += count - marks;
             maxSeq = Math.max(maxSeq, firstSeq + count - 1);
         }
     }

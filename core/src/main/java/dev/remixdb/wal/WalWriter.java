@@ -52,7 +52,8 @@ import java.util.function.BooleanSupplier;
  *               while an older WAL's sync was still under way (see below)
  *   12     ...  ops, back to back:
  *                 u8      type: 1 = put, 2 = delete, 3 = range delete (every key from the key,
- *                         inclusive, to the value, exclusive; an empty value: to the end of the keys)
+ *                         inclusive, to the value, exclusive; an empty value: to the end of the keys),
+ *                         4 = mark (version 2: empty key and value, not replayed; see below)
  *                 varint  key length (unsigned LEB128, at most 5 bytes)
  *                 varint  value length (0 for a delete)
  *                 bytes   key
@@ -66,9 +67,12 @@ import java.util.function.BooleanSupplier;
  * go to the new one (so that they reach its file within the flush interval), and a power cut in
  * that window may leave the new WAL's bytes on disk and not all of the old one's. A record written
  * before the older WALs were durable says so; a reader that finds an older WAL torn and only early
- * records after it knows that none of them was ever synced ({@code sync()} waits for the older
- * WALs first) and can drop them, while a torn WAL followed by a record written after it was synced
- * is damage.
+ * records after it knows that none of them was ever synced and can drop them, while a torn WAL
+ * followed by a record written after it was synced is damage. An early record can be synced all the
+ * same (a sync waits for the older WALs, then syncs this one): so a {@link #sync()} or
+ * {@link #close()} that finds early records written since the last mark, once the older WALs are
+ * durable, first adds a mark record, which is not early; a reader then sees the early records as
+ * settled.
  *
  * <p>Buffering: {@link #add} encodes ops into a buffer, where consecutive writes whose sequence
  * numbers follow on share one open record (up to {@value #RECORD_TARGET} bytes of payload), so the
@@ -97,6 +101,7 @@ public final class WalWriter implements AutoCloseable {
     private static final int KEEP_BUFFER = 2 * FORCE_FLUSH_BYTES;
 
     private final Path path;
+    private final long fileNumber;
     private final FileChannel channel;
     /**
      * Bytes not yet written to the file: finished records, then the open one. Shared: writes come
@@ -119,6 +124,8 @@ public final class WalWriter implements AutoCloseable {
     private long openNextSeq;
     /** Whether the open record is early (see the class comment). */
     private boolean openEarly;
+    /** Whether the last record closed is early, with no mark after it (under the monitor). */
+    private boolean unsettled;
     /**
      * Until it says true, whether the older WALs are durable; null once they are (or when there
      * are none), so that a record opened then is not early. Read under the monitor.
@@ -135,8 +142,9 @@ public final class WalWriter implements AutoCloseable {
     /** Set when {@link #close()} did not sync (a write had failed, or the sync failed). */
     private volatile boolean closedUnsynced;
 
-    private WalWriter(Path path, FileChannel channel, BooleanSupplier olderWalsDurable) {
+    private WalWriter(Path path, long fileNumber, FileChannel channel, BooleanSupplier olderWalsDurable) {
         this.path = path;
+        this.fileNumber = fileNumber;
         this.channel = channel;
         this.olderWalsDurable = olderWalsDurable;
     }
@@ -157,7 +165,7 @@ public final class WalWriter implements AutoCloseable {
      */
     public static WalWriter create(Path path, long fileNumber, BooleanSupplier olderWalsDurable) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        WalWriter writer = new WalWriter(path, channel, olderWalsDurable);
+        WalWriter writer = new WalWriter(path, fileNumber, channel, olderWalsDurable);
         try {
             writer.writeFully(ByteBuffer.wrap(WalFormat.fileHeader(fileNumber, WalFormat.VERSION)), 0);
             writer.written = FILE_HEADER_SIZE;
@@ -329,10 +337,44 @@ public final class WalWriter implements AutoCloseable {
         int payload = (int) openPayload();
         b.set(LONG, at + RECORD_HEADER_SIZE, openFirstSeq);
         b.set(INT, at + RECORD_HEADER_SIZE + 8, openEarly ? openCount | WalFormat.EARLY : openCount);
+        // A record that is not early settles the early ones before it as a mark would.
+        unsettled = openEarly;
         b.set(INT, at, payload);
         b.set(INT, at + 4, Checksums.crc32c(b, at + RECORD_HEADER_SIZE, payload));
         b.set(INT, at + 8, Checksums.crc32c(b, at, 8));
         openAt = -1;
+    }
+
+    /**
+     * Under the monitor, before a sync: adds a mark record after early records not yet settled, once
+     * the older WALs are durable (see the class comment). A sync that runs before they are cannot
+     * promise the early records anyway.
+     */
+    private void settleLocked() {
+        // The open record, when there is one, is the last: closed now, it settles or needs a mark.
+        boolean early = openAt >= 0 ? openEarly : unsettled;
+        if (!early || failed) {
+            return;
+        }
+        if (olderWalsDurable != null && !olderWalsDurable.getAsBoolean()) {
+            return;
+        }
+        olderWalsDurable = null;
+        closeRecord();
+        long before = buffer.size();
+        openRecord(openNextSeq - 1);  // not early now; the seq of the last op, which it does not replay
+        long at = buffer.reserve(3);
+        MemorySegment b = buffer.segment();
+        b.set(ValueLayout.JAVA_BYTE, at, WalFormat.MARK);
+        b.set(ValueLayout.JAVA_BYTE, at + 1, (byte) 0);  // key length
+        b.set(ValueLayout.JAVA_BYTE, at + 2, (byte) 0);  // value length
+        openCount = 1;
+        closeRecord();
+        if (buffered == 0) {
+            bufferedSince = System.nanoTime();
+        }
+        buffered += buffer.size() - before;
+        unsettled = false;
     }
 
     /**
@@ -422,6 +464,11 @@ public final class WalWriter implements AutoCloseable {
     public void sync() throws IOException {
         if (!closed) {
             try {
+                synchronized (this) {
+                    if (!closed) {
+                        settleLocked();
+                    }
+                }
                 flush();
                 channel.force(false);
                 return;
@@ -453,6 +500,11 @@ public final class WalWriter implements AutoCloseable {
         return path;
     }
 
+    /** The WAL's file number. */
+    public long fileNumber() {
+        return fileNumber;
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("WAL writer is closed: " + path);
@@ -468,6 +520,7 @@ public final class WalWriter implements AutoCloseable {
                 if (closed) {
                     return;
                 }
+                settleLocked();  // the close syncs
                 closedUnsynced = true;
                 closed = true;
             }

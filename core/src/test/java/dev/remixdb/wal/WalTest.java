@@ -534,6 +534,43 @@ class WalTest {
         assertTrue(replay(all, 31, false, new ArrayList<>()).allEarly());
     }
 
+    /**
+     * A sync once the older WALs are durable settles the early records before it with a mark
+     * record (not early, not replayed), so that a reader knows they may have been synced; a sync
+     * before then, or with nothing early, adds none.
+     */
+    @Test
+    void aSyncAfterTheOlderWalsAreDurableMarksTheEarlyRecordsSettled() throws IOException {
+        Path path = dir.resolve("000033.wal");
+        AtomicBoolean durable = new AtomicBoolean();
+        try (WalWriter w = WalWriter.create(path, 33, durable::get)) {
+            w.add(1, List.of(WalOp.put(new byte[] {1}, new byte[] {10})));
+            w.sync();  // the older WALs are not durable: nothing to settle yet
+            ReplayResult early = replay(path, 33, false, new ArrayList<>());
+            assertEquals(new ReplayResult(1, 1, 1, Files.size(path), 0, 1), early);
+            assertTrue(early.allEarly());
+            durable.set(true);
+            w.sync();  // a mark: one record, not early, replaying nothing
+            assertEquals(new ReplayResult(2, 1, 1, Files.size(path), 0, 1), replay(path, 33, false, new ArrayList<>()));
+            long size = Files.size(path);
+            w.sync();  // settled already
+            assertEquals(size, Files.size(path));
+            w.add(2, List.of(WalOp.put(new byte[] {2}, new byte[] {20})));
+        }
+        List<Replayed> replayed = new ArrayList<>();
+        ReplayResult r = replay(path, 33, false, replayed);
+        assertEquals(new ReplayResult(3, 2, 2, Files.size(path), 0, 1), r);
+        assertEquals(List.of(1L, 2L), replayed.stream().map(Replayed::seq).toList());
+
+        Path closed = dir.resolve("000034.wal");
+        AtomicBoolean later = new AtomicBoolean();
+        WalWriter w = WalWriter.create(closed, 34, later::get);
+        w.add(5, List.of(WalOp.put(new byte[] {5}, new byte[] {50})));
+        later.set(true);
+        w.close();  // a close syncs: it settles too, the early record still open included
+        assertEquals(new ReplayResult(2, 1, 5, Files.size(closed), 0, 1), replay(closed, 34, false, new ArrayList<>()));
+    }
+
     /** Version 1 files (no early bit) still replay; in them, that bit is damage, as it always was. */
     @Test
     void versionOneWalsAreStillRead() throws IOException {

@@ -126,6 +126,92 @@ class PowerCutDuringWalSyncTest {
     }
 
     /**
+     * A write whose record was early (opened while the old WAL synced) but that a sync then made
+     * durable is not "never synced": the sync settles it with a mark record, so a tear of the old WAL
+     * found afterwards is damage, refused, instead of a reason to drop that write without a word.
+     */
+    @Test
+    void anEarlyRecordThatASyncCoveredIsNotDroppedAtATear() throws Exception {
+        Path real = tmp.resolve("db");
+        Path image = tmp.resolve("image");
+        FaultyFileSystem fs = new FaultyFileSystem();
+        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
+        try {
+            fs.slowOn(Op.FSYNC, Kind.WAL, 300);
+            fs.slowOn(Op.FSYNC, Kind.TABLE, 10_000);
+            fillUntilASwitch(db, real);
+            db.put("early".getBytes(StandardCharsets.UTF_8), VALUE);  // in an early record
+            db.sync();  // acknowledged: waited for the old WAL, then synced this one
+            copyFiles(real, image);
+        } finally {
+            fs.heal();
+            db.close();
+        }
+        Path torn = cutLastRecordOfTheOlderWal(image);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> RemixDB.open(image).close());
+        assertEquals(torn, e.file());
+        assertTrue(!RemixDB.verify(image).ok());
+    }
+
+    /**
+     * The open that drops the WALs after a torn one deletes them durably before it cuts the torn
+     * one: a crash between the two (here, the first WAL write of the open fails, and the power goes)
+     * must not leave a clean WAL followed by records past its end, which no open accepts.
+     */
+    @Test
+    void aCrashDuringTheOpenThatDropsWalsLeavesAStoreThatOpens() throws Exception {
+        Path real = tmp.resolve("db");
+        Path image = tmp.resolve("image");
+        FaultyFileSystem fs = new FaultyFileSystem();
+        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
+        List<byte[]> before;
+        try {
+            fs.slowOn(Op.FSYNC, Kind.WAL, 5_000);
+            fs.slowOn(Op.FSYNC, Kind.TABLE, 5_000);
+            before = fillUntilASwitch(db, real);
+            List<byte[]> after = keys("after-", 20);
+            for (byte[] k : after) {
+                db.put(k, VALUE);
+            }
+            awaitInFile(real, after.getLast());
+            copyFiles(real, image);
+        } finally {
+            fs.heal();
+            db.close();
+        }
+        cutLastRecordOfTheOlderWal(image);
+        // The open changes WAL files several times (the later WALs deleted, the torn one cut, a new
+        // one created): a crash after each, here a failed write of a WAL and then a power cut.
+        boolean completed = false;
+        for (int skip = 0; !completed; skip++) {
+            assertTrue(skip < 20, "the open never completed");
+            Path copy = tmp.resolve("crash-" + skip);
+            copyFiles(image, copy);
+            FaultyFileSystem again = new FaultyFileSystem();
+            again.watchPowerCuts(copy);
+            try {
+                again.failOn(Op.WRITE, Kind.WAL, skip, true);
+                try {
+                    RemixDB.open(again.wrap(copy)).close();
+                    completed = true;
+                } catch (IOException expected) {
+                    assertInjected(expected, "open with WAL write " + skip + " failing");
+                }
+                again.cutPower();
+                List<String> undone = again.restorePower();
+                try (RemixDB reopened = RemixDB.open(copy)) {
+                    assertArrayEquals(VALUE, reopened.get(before.getFirst()), "crash at WAL write " + skip + ", " + undone);
+                    for (byte[] k : keys("after-", 20)) {
+                        assertNull(reopened.get(k), "crash at WAL write " + skip + ", " + undone);
+                    }
+                }
+            } finally {
+                again.discardImage();
+            }
+        }
+    }
+
+    /**
      * A killed process leaves its last writes in the page cache; the store reopened after it must
      * make them durable before it acknowledges a sync of later writes, or a power cut then keeps
      * the later writes without the earlier ones (recovery found a sequence gap and refused).

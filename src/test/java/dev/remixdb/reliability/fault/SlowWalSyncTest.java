@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -62,6 +63,49 @@ class SlowWalSyncTest {
         } finally {
             fs.heal();
             db.close();
+        }
+    }
+
+    /**
+     * A sync whose fsync fails while a memtable switch retires its WAL reported success (the WAL's
+     * close would sync it, it assumed); a second fsync after a failed one proves nothing, so the sync
+     * fails and the store takes no more writes.
+     */
+    @Test
+    void aFailedFsyncOfAWalSwitchedOutMeanwhileFailsTheSync() throws Exception {
+        FaultyFileSystem fs = new FaultyFileSystem();
+        RemixDB db = RemixDB.open(fs.wrap(tmp.resolve("db")), Options.builder().memtableBytes(64 * 1024).build());
+        try {
+            byte[] value = new byte[1000];
+            db.put("acked".getBytes(StandardCharsets.UTF_8), value);
+            fs.slowOn(Op.FSYNC, Kind.WAL, 1_000);
+            fs.failOn(Op.FSYNC, Kind.WAL, 0, false);
+            java.util.concurrent.CompletableFuture<Throwable> sync = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    db.sync();
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            Thread.sleep(200);
+            long walsBefore = wals(tmp.resolve("db")).size();
+            for (int i = 0; wals(tmp.resolve("db")).size() == walsBefore; i++) {
+                db.put(String.format("fill-%06d", i).getBytes(StandardCharsets.UTF_8), value);  // until a switch
+                assertTrue(i < 10_000, "no memtable switch");
+            }
+            Throwable t = sync.get();
+            fs.heal();
+            assertTrue(t instanceof IOException, "sync() returned " + t + " although its fsync failed: " + fs.injected());
+            assertThrows(IOException.class, () -> db.put("after".getBytes(StandardCharsets.UTF_8), value),
+                    "the store takes no more writes after a failed sync");
+        } finally {
+            fs.heal();
+            try {
+                db.close();
+            } catch (IOException expected) {
+                // the close reports the failed sync too
+            }
         }
     }
 
