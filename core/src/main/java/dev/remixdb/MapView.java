@@ -112,16 +112,27 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
 
     // ------------------------------------------------------------------ Map
 
+    /**
+     * The encoded key for a call that only finds, or null when no key like it can be stored (over
+     * {@link Options#MAX_KEY_BYTES}): such a key is absent, as a map that cannot hold it answers.
+     */
+    private byte[] encodeToFind(K key) {
+        byte[] k = keys.encode(key);
+        return k.length > Options.MAX_KEY_BYTES ? null : k;
+    }
+
     @Override
     public V get(Object key) {
         K k = key(key);
-        return inRange(k) ? decodeValue(read(keys.encode(k))) : null;
+        byte[] b = inRange(k) ? encodeToFind(k) : null;
+        return b == null ? null : decodeValue(read(b));
     }
 
     @Override
     public boolean containsKey(Object key) {
         K k = key(key);
-        return inRange(k) && read(keys.encode(k)) != null;
+        byte[] b = inRange(k) ? encodeToFind(k) : null;
+        return b != null && read(b) != null;
     }
 
     @Override
@@ -150,11 +161,12 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     @Override
     public V remove(Object key) {
         K k = key(key);
-        if (!inRange(k)) {
+        byte[] b = inRange(k) ? encodeToFind(k) : null;
+        if (b == null) {
             return null;
         }
         byte[][] old = new byte[1][];
-        update(keys.encode(k), o -> {
+        update(b, o -> {
             old[0] = o;
             return null;
         });
@@ -276,8 +288,12 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         } catch (ClassCastException e) {
             return false;
         }
+        byte[] b = encodeToFind(k);
+        if (b == null) {
+            return false;
+        }
         boolean[] done = new boolean[1];
-        update(keys.encode(k), o -> {
+        update(b, o -> {
             done[0] = o != null && Arrays.equals(o, expected);
             return done[0] ? null : o;
         });
@@ -290,11 +306,15 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         byte[] v = encodeValue(newValue);
         Objects.requireNonNull(key, "key must not be null");
         if (!inRange(key)) {
-            return false;
+            throw new IllegalArgumentException("key out of range of this map view: " + key);
         }
         byte[] expected = values.encode(oldValue);
+        byte[] b = encodeToFind(key);
+        if (b == null) {
+            return false;
+        }
         boolean[] done = new boolean[1];
-        update(keys.encode(key), o -> {
+        update(b, o -> {
             done[0] = o != null && Arrays.equals(o, expected);
             return done[0] ? v : o;
         });
@@ -306,10 +326,14 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         byte[] v = encodeValue(value);
         Objects.requireNonNull(key, "key must not be null");
         if (!inRange(key)) {
+            throw new IllegalArgumentException("key out of range of this map view: " + key);
+        }
+        byte[] b = encodeToFind(key);
+        if (b == null) {
             return null;
         }
         byte[][] old = new byte[1][];
-        update(keys.encode(key), o -> {
+        update(b, o -> {
             old[0] = o;
             return o == null ? null : v;
         });
@@ -335,7 +359,7 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
             if (next == null) {
                 return null;
             }
-            return next == old ? o : values.encode(next);
+            return encodeUnlessSame(next, o);
         }));
     }
 
@@ -363,10 +387,11 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
         Objects.requireNonNull(fn, "function must not be null");
         Objects.requireNonNull(key, "key must not be null");
-        if (!inRange(key)) {
+        byte[] b = inRange(key) ? encodeToFind(key) : null;
+        if (b == null) {
             return null;
         }
-        return decodeValue(update(keys.encode(key), o -> {
+        return decodeValue(update(b, o -> {
             if (o == null) {
                 return null;
             }
@@ -375,7 +400,7 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
             if (next == null) {
                 return null;
             }
-            return next == old ? o : values.encode(next);
+            return encodeUnlessSame(next, o);
         }));
     }
 
@@ -393,8 +418,32 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
             if (next == null) {
                 return null;
             }
-            return next == old ? o : values.encode(next);
+            return encodeUnlessSame(next, o);
         }));
+    }
+
+    /**
+     * The encoded {@code next}, or {@code current} itself when the encoding is the same, so that the
+     * store writes nothing: compared by content, since a function may change the value it was given
+     * and return it (a list it added to), which is a change to store.
+     */
+    private byte[] encodeUnlessSame(V next, byte[] current) {
+        byte[] encoded = values.encode(next);
+        return Arrays.equals(encoded, current) ? current : encoded;
+    }
+
+    /**
+     * Replaces each value in range by {@code fn(key, value)}, each key once, as its own atomic
+     * {@link #computeIfPresent} (the default's compare-and-set loop never ends for a function that
+     * changes the value it is given in place). A null result throws {@link NullPointerException}
+     * and leaves that key as it was.
+     */
+    @Override
+    public void replaceAll(BiFunction<? super K, ? super V, ? extends V> fn) {
+        Objects.requireNonNull(fn, "function must not be null");
+        for (K key : keySet()) {
+            computeIfPresent(key, (k, v) -> Objects.requireNonNull(fn.apply(k, v), "replaceAll's function returned null"));
+        }
     }
 
     // ------------------------------------------------------------------ navigation

@@ -187,9 +187,12 @@ public final class RemixDB implements AutoCloseable {
      * leader only checks in memory that nothing wrote the key since (and reads it again if something
      * did), so {@code current} is always the value as of the writes before this one. Keep the
      * function short (its group waits for it), and do not write to this store from it
-     * ({@link IllegalStateException}). An
-     * exception from the function, or a result over the value limit, propagates and changes nothing.
-     * Returning the very array it was given writes nothing.
+     * ({@link IllegalStateException}); it runs on another thread than the caller's, so it must not
+     * wait for a lock the caller holds, and the caller's thread-locals are not its own. An
+     * exception from the function (checked ones a lambda hides included), or a result over the value
+     * limit, propagates as it is and changes nothing; the store and the other writes of the group
+     * go on. The function gets its own copy of the current value and may change it: returning it
+     * unchanged writes nothing, returning it changed writes it.
      *
      * @return the new value, or null when the key ends up absent
      */
@@ -203,9 +206,11 @@ public final class RemixDB implements AutoCloseable {
         try {
             store.update(k, reader -> {
                 byte[] old = reader.get(k);
-                byte[] next = fn.apply(old);
+                // A copy for the function, which may change it in place and return it.
+                byte[] given = old == null ? null : old.clone();
+                byte[] next = fn.apply(given);
                 result[0] = next;
-                if (next == old) {
+                if (next == null ? old == null : next == given && Arrays.equals(next, old)) {
                     // The function kept what it was given (or left the key absent): nothing to write.
                     return List.of();
                 }
@@ -445,7 +450,15 @@ public final class RemixDB implements AutoCloseable {
      * and see every key present for their whole life. They hold no snapshot, so an abandoned iterator
      * pins nothing. {@code size()} walks the keys. Null keys and values are refused
      * ({@link NullPointerException}); so is any use once the store is closed ({@link ClosedException}).
-     * I/O errors surface as {@link UncheckedIOException}.
+     * I/O errors surface as {@link UncheckedIOException}. Keys longer than the store can hold are
+     * absent to the calls that only find; writing one throws {@link IllegalArgumentException}.
+     *
+     * <p>{@code compute}, {@code merge}, {@code computeIfAbsent}, {@code computeIfPresent} and
+     * {@code replaceAll} run their function exactly once per key, atomically, as {@link #compute}
+     * does: on the thread leading the write group, which may not be the caller's. Unlike a
+     * {@link java.util.concurrent.ConcurrentSkipListMap}'s, the function must therefore not wait for
+     * a lock the calling thread holds (that waits forever, and every write of the store with it),
+     * and does not see the caller's thread-locals. It may change the value it is given and return it.
      */
     public <K, V> ConcurrentNavigableMap<K, V> asMap(KeyCodec<K> keys, ValueCodec<V> values) {
         if (keys == null || values == null) {

@@ -309,7 +309,7 @@ public final class WritePipeline {
                 w.turn.awaitUninterruptibly();
             }
             if (w.done) {
-                rethrow(w.error);
+                rethrow(w);
                 return;
             }
             try {
@@ -413,7 +413,20 @@ public final class WritePipeline {
         if (w.pokeFlusher) {
             flusher.poke();
         }
+        rethrow(w);
+    }
+
+    /** Throws what failed {@code w}, if anything: its own function's exception as it is. */
+    private static void rethrow(WriteRequest w) throws IOException {
+        if (w.errorFromFunction) {
+            WritePipeline.<RuntimeException>throwUnchecked(w.error);
+        }
         rethrow(w.error);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> void throwUnchecked(Throwable t) throws T {
+        throw (T) t;
     }
 
     /**
@@ -453,8 +466,11 @@ public final class WritePipeline {
                     applying = Thread.currentThread();
                     try {
                         ops = x.prepare.apply(key -> read(state, x, key, at));
-                    } catch (RuntimeException | Error e) {
+                    } catch (Throwable e) {
+                        // The caller's function failed (a checked exception too, thrown by a lambda
+                        // that hides it): its request fails with it, the group and the store go on.
                         x.error = e;
+                        x.errorFromFunction = true;
                         continue;
                     } finally {
                         applying = null;

@@ -40,6 +40,8 @@ final class WriteRequest {
     MemtableRef frozen;
     boolean done;
     Throwable error;
+    /** Whether {@link #error} came from the caller's own read-modify-write function: rethrown as it is. */
+    boolean errorFromFunction;
     /** Set on a group's leader whose group the WAL flusher must write out: woken when the group is done. */
     boolean pokeFlusher;
     /**
