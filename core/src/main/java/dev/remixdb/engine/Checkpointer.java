@@ -120,6 +120,9 @@ public final class Checkpointer {
                 moment[2] = seq;
                 pause[0] = System.nanoTime() - start;
             });
+            // The WALs before the active one change no more once their background close is done
+            // (it may add a mark record): linked or copied before then, one could end torn here.
+            writes.awaitRetiredWals();
             ReadState s = state[0];
             long activeWal = moment[0];
             long oldestWal = s.oldestFrozen() != null ? s.oldestFrozen().firstWal() : s.mem().firstWal();

@@ -101,14 +101,19 @@ final class WalFlusher implements AutoCloseable {
      * @throws IOException when one could not be: what it held is not known to be durable
      */
     void awaitRetired() throws IOException {
+        // Not interruptible, as the WAL's own I/O is not: the wait is a group commit's (for every
+        // writer in it), and it is bounded by an fsync. An interrupt is kept for the caller.
+        boolean interrupted = false;
         synchronized (retiredDone) {
             while (!retired.isEmpty() && retirer.isAlive()) {
                 try {
                     retiredDone.wait(100);
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while waiting for an older WAL's sync", e);
+                    interrupted = true;
                 }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
             if (retireFailure != null) {
                 throw new IOException("an older WAL could not be synced: " + retireFailure.getMessage(), retireFailure);

@@ -259,6 +259,11 @@ public final class WritePipeline {
      * to the file (no fsync) and runs {@code moment} with no group, memtable switch or re-insert in
      * flight. Writers queue meanwhile, so keep it short.
      */
+    /** Waits until the WALs memtable switches retired are synced and closed: they change no more. */
+    public void awaitRetiredWals() throws IOException {
+        flusher.awaitRetired();
+    }
+
     public void atMoment(Moment moment) throws IOException {
         if (closed) {
             throw closedError.get();
@@ -275,7 +280,9 @@ public final class WritePipeline {
             WalWriter log = wal;
             log.flush();
             long number = FileNames.number(log.path().getFileName().toString(), FileNames.WAL).orElseThrow();
-            moment.at(number, log.bytesWritten(), lastSeq);
+            // What the file holds, not what was added: a sync on another thread may add a mark
+            // record meanwhile (it takes no turn), which the file may not hold yet.
+            moment.at(number, log.bytesInFile(), lastSeq);
         } finally {
             insertLock.unlock();
         }
@@ -416,8 +423,14 @@ public final class WritePipeline {
         rethrow(w);
     }
 
-    /** Throws what failed {@code w}, if anything: its own function's exception as it is. */
+    /**
+     * Throws what failed {@code w}, if anything: its own function's exception as it is. Sets the
+     * interrupt its function set, on its caller's thread.
+     */
     private static void rethrow(WriteRequest w) throws IOException {
+        if (w.interrupt) {
+            Thread.currentThread().interrupt();
+        }
         if (w.errorFromFunction) {
             WritePipeline.<RuntimeException>throwUnchecked(w.error);
         }
@@ -464,6 +477,10 @@ public final class WritePipeline {
                     ReadState state = reading;
                     long at = seq - 1;
                     applying = Thread.currentThread();
+                    // The function may run on another caller's thread: an interrupt it sets (the usual
+                    // handling of InterruptedException) belongs to its own caller, and this thread's
+                    // own stays this thread's.
+                    boolean leaderInterrupted = Thread.interrupted();
                     try {
                         ops = x.prepare.apply(key -> read(state, x, key, at));
                     } catch (Throwable e) {
@@ -474,6 +491,12 @@ public final class WritePipeline {
                         continue;
                     } finally {
                         applying = null;
+                        if (Thread.interrupted()) {
+                            x.interrupt = true;
+                        }
+                        if (leaderInterrupted) {
+                            Thread.currentThread().interrupt();
+                        }
                     }
                     if (ops == null || ops.isEmpty()) {
                         continue;

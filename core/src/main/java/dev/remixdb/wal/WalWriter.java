@@ -102,7 +102,13 @@ public final class WalWriter implements AutoCloseable {
 
     private final Path path;
     private final long fileNumber;
-    private final FileChannel channel;
+    /**
+     * The file. Reopened when the interrupt of a thread in an I/O call closed it (see
+     * {@link #uninterruptibly}); replaced under {@link #writeLock}.
+     */
+    private volatile FileChannel channel;
+    /** Set when {@link #close()} closes the channel for good (under {@link #writeLock}). */
+    private volatile boolean channelReleased;
     /**
      * Bytes not yet written to the file: finished records, then the open one. Shared: writes come
      * from different threads over time (whoever leads the group commit, the flusher).
@@ -171,7 +177,7 @@ public final class WalWriter implements AutoCloseable {
             writer.written = FILE_HEADER_SIZE;
             return writer;
         } catch (IOException | RuntimeException | Error e) {
-            Closeables.closeAll(List.<AutoCloseable>of(channel, writer.buffer), e);
+            Closeables.closeAll(List.<AutoCloseable>of(writer.channel, writer.buffer), e);
             throw e;
         }
     }
@@ -449,9 +455,78 @@ public final class WalWriter implements AutoCloseable {
     }
 
     private void writeFully(ByteBuffer bytes, long position) throws IOException {
-        long at = position;
-        while (bytes.hasRemaining()) {
-            at += channel.write(bytes, at);
+        uninterruptibly(c -> {
+            ByteBuffer b = bytes.duplicate();  // a repeated call writes it all again, at the same place
+            long at = position;
+            while (b.hasRemaining()) {
+                at += c.write(b, at);
+            }
+            return null;
+        });
+    }
+
+    private void force() throws IOException {
+        uninterruptibly(c -> {
+            c.force(false);
+            return null;
+        });
+    }
+
+    /** One I/O call on the channel, which may be repeated. */
+    @FunctionalInterface
+    private interface ChannelCall<T> {
+        T run(FileChannel channel) throws IOException;
+    }
+
+    /**
+     * Runs {@code call} so that no interrupt breaks the log. A {@link FileChannel} is closed, for
+     * every thread, when a thread in an I/O call on it is interrupted; any writer's thread may lead a
+     * group commit and write the log, so one interrupted caller (an executor's {@code shutdownNow},
+     * a cancelled task) would fail the whole store. The thread's interrupt status is cleared for the
+     * call and set again after it; an interrupt arriving during the call still closes the channel,
+     * which is then reopened and the call repeated (positional writes and a force can be). The
+     * writer's own {@link #close()} is not undone: a call after it releases the channel throws
+     * {@link ClosedChannelException}.
+     */
+    private <T> T uninterruptibly(ChannelCall<T> call) throws IOException {
+        boolean interrupted = Thread.interrupted();
+        try {
+            for (int attempt = 1; ; attempt++) {
+                FileChannel c = channel;
+                try {
+                    return call.run(c);
+                } catch (ClosedChannelException e) {
+                    // Closed by an interrupt: of this thread (ClosedByInterruptException), of another
+                    // thread during this call (AsynchronousCloseException) or before it.
+                    interrupted |= Thread.interrupted();
+                    if (channelReleased || attempt >= 100) {
+                        throw e;
+                    }
+                    reopen(c);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Replaces {@code broken}, closed by an interrupt, unless another thread did or {@link #close()}
+     * released the channel (a close's own I/O, under the lock, reopens it too).
+     */
+    private void reopen(FileChannel broken) throws IOException {
+        writeLock.lock();  // close() holds it throughout: another thread's waits for it to finish
+        try {
+            if (channelReleased) {
+                throw new ClosedChannelException();
+            }
+            if (channel == broken) {
+                channel = FileChannel.open(path, StandardOpenOption.WRITE);
+            }
+        } finally {
+            writeLock.unlock();
         }
     }
 
@@ -470,7 +545,7 @@ public final class WalWriter implements AutoCloseable {
                     }
                 }
                 flush();
-                channel.force(false);
+                force();
                 return;
             } catch (ClosedChannelException e) {
                 if (!closed) {
@@ -493,6 +568,15 @@ public final class WalWriter implements AutoCloseable {
     /** The log's length: the file header plus every record added, written or still buffered. */
     public synchronized long bytesWritten() {
         return written + writing + buffer.size();
+    }
+
+    /**
+     * The bytes in the file so far: a prefix of whole records (a flush in progress not counted).
+     * After a {@link #flush()}, at least what was added before it; a sync's mark record added since
+     * may be in it or not.
+     */
+    public synchronized long bytesInFile() {
+        return written;
     }
 
     /** The WAL file. */
@@ -536,12 +620,13 @@ public final class WalWriter implements AutoCloseable {
             }
             try {
                 if (!writeFailed) {
-                    channel.force(false);
+                    force();
                     closedUnsynced = false;
                 }
             } catch (IOException | RuntimeException e) {
                 failure = Closeables.add(failure, e);
             }
+            channelReleased = true;  // from here a closed channel is this close's, not an interrupt's
             List<AutoCloseable> resources = new ArrayList<>(List.of(channel, buffer));
             if (spare != null) {
                 resources.add(spare);

@@ -571,6 +571,64 @@ class WalTest {
         assertEquals(new ReplayResult(2, 1, 5, Files.size(closed), 0, 1), replay(closed, 34, false, new ArrayList<>()));
     }
 
+    /**
+     * An interrupted thread that writes the log (any caller may lead a group commit) closed the
+     * file channel for everyone, which failed the store. The writer clears the status for its I/O,
+     * sets it again after, and reopens a channel an interrupt closed during a call.
+     */
+    @Test
+    void interruptsOfWritingThreadsDoNotBreakTheLog() throws Exception {
+        Path path = dir.resolve("000035.wal");
+        List<Replayed> expected = new ArrayList<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        try (WalWriter w = WalWriter.create(path, 35)) {
+            Thread.currentThread().interrupt();
+            w.add(1, List.of(WalOp.put(new byte[] {1}, new byte[] {1})));
+            expected.add(new Replayed(1, false, new byte[] {1}, new byte[] {1}));
+            w.sync();
+            assertTrue(Thread.interrupted(), "the caller's interrupt status is kept");
+            Random random = new Random(35);
+            Thread writer = Thread.currentThread();
+            Thread interrupter = new Thread(() -> {
+                while (!stop.get()) {
+                    writer.interrupt();
+                    java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+                }
+            });
+            interrupter.start();
+            long seq = 2;
+            try {
+                for (int i = 0; i < 2000; i++) {
+                    byte[] value = new byte[random.nextInt(5000)];
+                    random.nextBytes(value);
+                    byte[] key = ("k" + i).getBytes();
+                    w.add(seq, List.of(WalOp.put(key, value)));
+                    expected.add(new Replayed(seq++, false, key, value));
+                    if (i % 3 == 0) {
+                        w.flush();
+                    }
+                    if (i % 50 == 0) {
+                        w.sync();
+                    }
+                }
+            } finally {
+                stop.set(true);
+                while (interrupter.isAlive()) {
+                    try {
+                        interrupter.join();
+                    } catch (InterruptedException stillComing) {
+                        // the interrupter's last ones
+                    }
+                }
+                Thread.interrupted();
+            }
+            w.sync();
+        }
+        List<Replayed> replayed = new ArrayList<>();
+        replay(path, 35, false, replayed);
+        assertSame(expected, replayed);
+    }
+
     /** Version 1 files (no early bit) still replay; in them, that bit is damage, as it always was. */
     @Test
     void versionOneWalsAreStillRead() throws IOException {
