@@ -252,6 +252,11 @@ public final class WritePipeline {
         void at(long activeWal, long activeWalLength, long lastSequence) throws IOException;
     }
 
+    /** Waits until the WALs memtable switches retired are synced and closed: they change no more. */
+    public void awaitRetiredWals() throws IOException {
+        flusher.awaitRetired();
+    }
+
     /**
      * Runs {@code moment} at a moment when every write acknowledged before this call is applied and
      * no later one is: it takes a turn at the head of the write queue, first puts writes that skipped
@@ -259,11 +264,6 @@ public final class WritePipeline {
      * to the file (no fsync) and runs {@code moment} with no group, memtable switch or re-insert in
      * flight. Writers queue meanwhile, so keep it short.
      */
-    /** Waits until the WALs memtable switches retired are synced and closed: they change no more. */
-    public void awaitRetiredWals() throws IOException {
-        flusher.awaitRetired();
-    }
-
     public void atMoment(Moment moment) throws IOException {
         if (closed) {
             throw closedError.get();
@@ -423,14 +423,8 @@ public final class WritePipeline {
         rethrow(w);
     }
 
-    /**
-     * Throws what failed {@code w}, if anything: its own function's exception as it is. Sets the
-     * interrupt its function set, on its caller's thread.
-     */
+    /** Throws what failed {@code w}, if anything: its own function's exception as it is. */
     private static void rethrow(WriteRequest w) throws IOException {
-        if (w.interrupt) {
-            Thread.currentThread().interrupt();
-        }
         if (w.errorFromFunction) {
             WritePipeline.<RuntimeException>throwUnchecked(w.error);
         }
@@ -477,10 +471,9 @@ public final class WritePipeline {
                     ReadState state = reading;
                     long at = seq - 1;
                     applying = Thread.currentThread();
-                    // The function may run on another caller's thread: an interrupt it sets (the usual
-                    // handling of InterruptedException) belongs to its own caller, and this thread's
-                    // own stays this thread's.
-                    boolean leaderInterrupted = Thread.interrupted();
+                    // An interrupt the function sets stays on this thread: it can only have caught an
+                    // InterruptedException from an interrupt of this thread, which this restores (the
+                    // WAL's I/O below ignores interrupts).
                     try {
                         ops = x.prepare.apply(key -> read(state, x, key, at));
                     } catch (Throwable e) {
@@ -491,12 +484,6 @@ public final class WritePipeline {
                         continue;
                     } finally {
                         applying = null;
-                        if (Thread.interrupted()) {
-                            x.interrupt = true;
-                        }
-                        if (leaderInterrupted) {
-                            Thread.currentThread().interrupt();
-                        }
                     }
                     if (ops == null || ops.isEmpty()) {
                         continue;

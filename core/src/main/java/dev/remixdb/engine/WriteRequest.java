@@ -42,8 +42,6 @@ final class WriteRequest {
     Throwable error;
     /** Whether {@link #error} came from the caller's own read-modify-write function: rethrown as it is. */
     boolean errorFromFunction;
-    /** Whether its function interrupted the thread it ran on: the interrupt goes to its caller. */
-    boolean interrupt;
     /** Set on a group's leader whose group the WAL flusher must write out: woken when the group is done. */
     boolean pokeFlusher;
     /**

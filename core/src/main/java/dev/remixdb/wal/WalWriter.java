@@ -486,7 +486,10 @@ public final class WalWriter implements AutoCloseable {
      * call and set again after it; an interrupt arriving during the call still closes the channel,
      * which is then reopened and the call repeated (positional writes and a force can be). The
      * writer's own {@link #close()} is not undone: a call after it releases the channel throws
-     * {@link ClosedChannelException}.
+     * {@link ClosedChannelException}. Not covered: an fsync that fails (EIO) while an interrupt
+     * closes the channel reports the close instead, and the repeated fsync through a new descriptor
+     * may not see that error again (Linux reports a writeback error once per open file); writes
+     * through native descriptors, which no interrupt closes, would close that gap.
      */
     private <T> T uninterruptibly(ChannelCall<T> call) throws IOException {
         boolean interrupted = Thread.interrupted();
