@@ -352,7 +352,14 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
             }
             throw new IllegalArgumentException("key out of range of this map view: " + key);
         }
-        byte[] k = keys.encode(key);
+        byte[] k = encodeToFind(key);
+        if (k == null) {
+            // Too long to store, so absent: a null result leaves the map as it is, a value is refused.
+            if (fn.apply(key, null) == null) {
+                return null;
+            }
+            k = keys.encode(key);  // the store's check names the limit
+        }
         return decodeValue(update(k, o -> {
             V old = decodeValue(o);
             V next = fn.apply(key, old);
@@ -373,7 +380,13 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
             }
             throw new IllegalArgumentException("key out of range of this map view: " + key);
         }
-        byte[] k = keys.encode(key);
+        byte[] k = encodeToFind(key);
+        if (k == null) {
+            if (fn.apply(key) == null) {
+                return null;
+            }
+            k = keys.encode(key);  // refused by the store's check, which names the limit
+        }
         return decodeValue(update(k, o -> {
             if (o != null) {
                 return o;

@@ -194,7 +194,11 @@ class MapViewFunctionsTest {
             assertNull(map.replace(tooLong, "x"));
             assertFalse(map.replace(tooLong, "x", "y"));
             assertNull(map.computeIfPresent(tooLong, (k, v) -> "y"));
+            assertNull(map.compute(tooLong, (k, v) -> null), "absent, and a null result changes nothing");
+            assertNull(map.computeIfAbsent(tooLong, k -> null));
             assertThrows(IllegalArgumentException.class, () -> map.put(tooLong, "x"), "a write is refused");
+            assertThrows(IllegalArgumentException.class, () -> map.compute(tooLong, (k, v) -> "x"));
+            assertThrows(IllegalArgumentException.class, () -> map.computeIfAbsent(tooLong, k -> "x"));
         }
     }
 }
