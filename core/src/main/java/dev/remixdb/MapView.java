@@ -121,17 +121,22 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
         return k.length > Options.MAX_KEY_BYTES ? null : k;
     }
 
+    /** {@link #encodeToFind}, or null for a key out of this view's range (absent from it too). */
+    private byte[] encodeInRangeToFind(K key) {
+        return inRange(key) ? encodeToFind(key) : null;
+    }
+
     @Override
     public V get(Object key) {
         K k = key(key);
-        byte[] b = inRange(k) ? encodeToFind(k) : null;
+        byte[] b = encodeInRangeToFind(k);
         return b == null ? null : decodeValue(read(b));
     }
 
     @Override
     public boolean containsKey(Object key) {
         K k = key(key);
-        byte[] b = inRange(k) ? encodeToFind(k) : null;
+        byte[] b = encodeInRangeToFind(k);
         return b != null && read(b) != null;
     }
 
@@ -161,7 +166,7 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     @Override
     public V remove(Object key) {
         K k = key(key);
-        byte[] b = inRange(k) ? encodeToFind(k) : null;
+        byte[] b = encodeInRangeToFind(k);
         if (b == null) {
             return null;
         }
@@ -400,7 +405,7 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> fn) {
         Objects.requireNonNull(fn, "function must not be null");
         Objects.requireNonNull(key, "key must not be null");
-        byte[] b = inRange(key) ? encodeToFind(key) : null;
+        byte[] b = encodeInRangeToFind(key);
         if (b == null) {
             return null;
         }

@@ -129,14 +129,7 @@ class SnapshotTest {
             }
             db.compactMemtable();
             Snapshot s = db.snapshot();
-            // Rewrite until compaction has replaced tables the snapshot reads (minor compactions only
-            // add some, and a major may merge only newer tables): then files outlive the version.
-            for (int round = 0; round < 50 && countTables() == db.stats().tables(); round++) {
-                for (int i = 0; i < 300; i++) {
-                    db.put(b(String.format("k%04d", i)), b("w" + round + "v".repeat(40)));
-                }
-                db.compactMemtable();
-            }
+            rewriteUntilTablesAreReplaced(db);
             long pinned = countTables();
             assertTrue(pinned > db.stats().tables(), "the snapshot keeps replaced tables: " + pinned + " files, "
                     + db.stats().tables() + " in the current version");
@@ -164,12 +157,7 @@ class SnapshotTest {
             db.compactMemtable();
             dropCursor(db);
             assertEquals(1, db.stats().openCursors());
-            for (int round = 0; round < 50 && countTables() == db.stats().tables(); round++) {
-                for (int i = 0; i < 300; i++) {
-                    db.put(b(String.format("k%04d", i)), b("w" + round + "v".repeat(40)));
-                }
-                db.compactMemtable();
-            }
+            rewriteUntilTablesAreReplaced(db);
             long pinned = countTables();
             assertTrue(pinned > db.stats().tables(), "the cursor keeps replaced tables: " + pinned + " files, "
                     + db.stats().tables() + " in the current version");
@@ -194,6 +182,20 @@ class SnapshotTest {
         c.seekToFirst();
         assertArrayEquals(b("v".repeat(40)), c.value());
         assertEquals(40, c.valueView().byteSize());
+    }
+
+    /**
+     * Rewrites every key until compaction has replaced tables that an older reader reads (minor
+     * compactions only add some, and a major may merge only newer tables): then files outlive the
+     * version while that reader holds them.
+     */
+    private void rewriteUntilTablesAreReplaced(RemixDB db) throws Exception {
+        for (int round = 0; round < 50 && countTables() == db.stats().tables(); round++) {
+            for (int i = 0; i < 300; i++) {
+                db.put(b(String.format("k%04d", i)), b("w" + round + "v".repeat(40)));
+            }
+            db.compactMemtable();
+        }
     }
 
     private long countTables() throws Exception {

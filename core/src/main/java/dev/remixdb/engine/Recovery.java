@@ -95,10 +95,7 @@ public final class Recovery {
             List<Long> empty = new ArrayList<>();
             List<Long> dropped = new ArrayList<>();
             lastSeq = replay(dir, wals, data.lastSequence(), memtable, empty, dropped);
-            for (long number : List.copyOf(dropped)) {
-                Files.deleteIfExists(FileNames.wal(dir, number));
-                wals.remove(Long.valueOf(number));
-            }
+            wals.removeAll(dropped);  // replay deleted them already
             // Each open starts a new WAL; one that never got a record (an open and close with no
             // write, as the CLI's reads do) would otherwise stay until the memtable is compacted,
             // one more file per open to replay, checkpoint and back up. It holds nothing: delete it.
@@ -125,7 +122,7 @@ public final class Recovery {
      * Replays the live WALs in order into {@code memtable} and syncs each; returns the largest
      * sequence number. Adds to {@code empty} the WALs after the first that ended cleanly without a
      * record, and to {@code dropped} those a power cut left after a torn WAL (see
-     * {@link RecoveryRules#notLostToPowerCut}), which recovery deletes.
+     * {@link RecoveryRules#notLostToPowerCut}), which it has deleted.
      */
     private static long replay(Path dir, List<Long> wals, long manifestSeq, Memtable memtable, List<Long> empty,
                                List<Long> dropped) throws IOException {
@@ -181,8 +178,11 @@ public final class Recovery {
                 break;
             }
             // Writes acknowledged before a kill may still be only in the page cache: made durable
-            // here, since writes after this open may be synced and must not outlive them.
-            WalReader.sync(path);
+            // here, since writes after this open may be synced and must not outlive them (a WAL
+            // whose torn tail was cut is synced by the cut).
+            if (!r.torn()) {
+                WalReader.sync(path);
+            }
             if (i > 0 && r.records() == 0 && r.tornBytes() == 0) {
                 empty.add(number);
             }

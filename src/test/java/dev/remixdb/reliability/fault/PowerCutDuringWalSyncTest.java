@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -45,27 +44,11 @@ class PowerCutDuringWalSyncTest {
     /** The image a power cut leaves with the new WAL's bytes written back and the old one's last record not. */
     @Test
     void aWalTornWhileItsSyncWasUnderWayLosesOnlyTheWritesAfterTheTear() throws Exception {
-        Path real = tmp.resolve("db");
         Path image = tmp.resolve("image");
-        FaultyFileSystem fs = new FaultyFileSystem();
-        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
-        List<byte[]> before;
-        try {
-            // The old WAL's sync, and the compaction that would make it obsolete, take seconds.
-            fs.slowOn(Op.FSYNC, Kind.WAL, 5_000);
-            fs.slowOn(Op.FSYNC, Kind.TABLE, 5_000);
-            before = fillUntilASwitch(db, real);
-            List<byte[]> after = keys("after-", 20);
-            for (byte[] k : after) {
-                db.put(k, VALUE);
-            }
-            awaitInFile(real, after.getLast());
-            copyFiles(real, image);
-        } finally {
-            fs.heal();
-            db.close();
-        }
-        Path torn = cutLastRecordOfTheOlderWal(image);
+        // The old WAL's sync, and the compaction that would make it obsolete, take seconds.
+        Image cut = imageAfterASwitch(image, 5_000, 5_000, PowerCutDuringWalSyncTest::putAfterKeys);
+        List<byte[]> before = cut.before();
+        Path torn = cut.torn();
 
         VerifyReport report = RemixDB.verify(image);
         assertTrue(report.ok(), report.toString());
@@ -98,25 +81,14 @@ class PowerCutDuringWalSyncTest {
      */
     @Test
     void aWalTornAfterItWasSyncedIsDamage() throws Exception {
-        Path real = tmp.resolve("db");
         Path image = tmp.resolve("image");
-        FaultyFileSystem fs = new FaultyFileSystem();
-        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
-        try {
-            fs.slowOn(Op.FSYNC, Kind.WAL, 200);
-            fs.slowOn(Op.FSYNC, Kind.TABLE, 10_000);
-            fillUntilASwitch(db, real);
+        Path torn = imageAfterASwitch(image, 200, 10_000, (db, real) -> {
             db.put("early".getBytes(StandardCharsets.UTF_8), VALUE);
             db.sync();  // waits for the old WAL's sync
             byte[] late = "late".getBytes(StandardCharsets.UTF_8);
             db.put(late, VALUE);
             awaitInFile(real, late);
-            copyFiles(real, image);
-        } finally {
-            fs.heal();
-            db.close();
-        }
-        Path torn = cutLastRecordOfTheOlderWal(image);
+        }).torn();
 
         CorruptionException e = assertThrows(CorruptionException.class, () -> RemixDB.open(image).close());
         assertEquals(torn, e.file());
@@ -132,22 +104,11 @@ class PowerCutDuringWalSyncTest {
      */
     @Test
     void anEarlyRecordThatASyncCoveredIsNotDroppedAtATear() throws Exception {
-        Path real = tmp.resolve("db");
         Path image = tmp.resolve("image");
-        FaultyFileSystem fs = new FaultyFileSystem();
-        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
-        try {
-            fs.slowOn(Op.FSYNC, Kind.WAL, 300);
-            fs.slowOn(Op.FSYNC, Kind.TABLE, 10_000);
-            fillUntilASwitch(db, real);
+        Path torn = imageAfterASwitch(image, 300, 10_000, (db, real) -> {
             db.put("early".getBytes(StandardCharsets.UTF_8), VALUE);  // in an early record
             db.sync();  // acknowledged: waited for the old WAL, then synced this one
-            copyFiles(real, image);
-        } finally {
-            fs.heal();
-            db.close();
-        }
-        Path torn = cutLastRecordOfTheOlderWal(image);
+        }).torn();
         CorruptionException e = assertThrows(CorruptionException.class, () -> RemixDB.open(image).close());
         assertEquals(torn, e.file());
         assertTrue(!RemixDB.verify(image).ok());
@@ -160,26 +121,8 @@ class PowerCutDuringWalSyncTest {
      */
     @Test
     void aCrashDuringTheOpenThatDropsWalsLeavesAStoreThatOpens() throws Exception {
-        Path real = tmp.resolve("db");
         Path image = tmp.resolve("image");
-        FaultyFileSystem fs = new FaultyFileSystem();
-        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
-        List<byte[]> before;
-        try {
-            fs.slowOn(Op.FSYNC, Kind.WAL, 5_000);
-            fs.slowOn(Op.FSYNC, Kind.TABLE, 5_000);
-            before = fillUntilASwitch(db, real);
-            List<byte[]> after = keys("after-", 20);
-            for (byte[] k : after) {
-                db.put(k, VALUE);
-            }
-            awaitInFile(real, after.getLast());
-            copyFiles(real, image);
-        } finally {
-            fs.heal();
-            db.close();
-        }
-        cutLastRecordOfTheOlderWal(image);
+        List<byte[]> before = imageAfterASwitch(image, 5_000, 5_000, PowerCutDuringWalSyncTest::putAfterKeys).before();
         // The open changes WAL files several times (the later WALs deleted, the torn one cut, a new
         // one created): a crash after each, here a failed write of a WAL and then a power cut.
         boolean completed = false;
@@ -265,17 +208,47 @@ class PowerCutDuringWalSyncTest {
         }
     }
 
-    /** Puts keys until a memtable switch starts a new WAL; returns them in order. */
-    private static List<byte[]> fillUntilASwitch(RemixDB db, Path real) throws IOException {
-        long walsBefore = wals(real).size();
-        List<byte[]> put = new ArrayList<>();
-        for (int i = 0; wals(real).size() == walsBefore; i++) {
-            byte[] k = String.format("fill-%06d", i).getBytes(StandardCharsets.UTF_8);
-            db.put(k, VALUE);
-            put.add(k);
-            assertTrue(i < 10_000, "no memtable switch after " + i + " puts");
+    /** The keys put before the memtable switch, and the WAL whose last record was cut. */
+    private record Image(List<byte[]> before, Path torn) {}
+
+    /** What a test writes after the switch, before the image is taken. */
+    @FunctionalInterface
+    private interface AfterSwitch {
+        void run(RemixDB db, Path real) throws Exception;
+    }
+
+    /**
+     * Fills a store on the fault-injecting file system until a memtable switch, with every WAL fsync
+     * taking {@code walSyncMillis} and every table fsync {@code tableSyncMillis} (so that the old WAL
+     * stays, its compaction not installed), runs {@code afterSwitch}, copies the files into
+     * {@code image} as a kill would leave them, and cuts the last record of the WAL before the newest.
+     */
+    private Image imageAfterASwitch(Path image, long walSyncMillis, long tableSyncMillis, AfterSwitch afterSwitch)
+            throws Exception {
+        Path real = tmp.resolve("db");
+        FaultyFileSystem fs = new FaultyFileSystem();
+        RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
+        List<byte[]> before;
+        try {
+            fs.slowOn(Op.FSYNC, Kind.WAL, walSyncMillis);
+            fs.slowOn(Op.FSYNC, Kind.TABLE, tableSyncMillis);
+            before = WalFiles.fillUntilASwitch(db, real, VALUE);
+            afterSwitch.run(db, real);
+            copyFiles(real, image);
+        } finally {
+            fs.heal();
+            db.close();
         }
-        return put;
+        return new Image(before, cutLastRecordOfTheOlderWal(image));
+    }
+
+    /** Puts the keys "after-..." into the new WAL and waits until they are in its file. */
+    private static void putAfterKeys(RemixDB db, Path real) throws Exception {
+        List<byte[]> after = keys("after-", 20);
+        for (byte[] k : after) {
+            db.put(k, VALUE);
+        }
+        awaitInFile(real, after.getLast());
     }
 
     private static List<byte[]> keys(String prefix, int n) {
@@ -298,7 +271,7 @@ class PowerCutDuringWalSyncTest {
 
     /** Cuts 5 bytes off the WAL before the newest: its last record is torn. Returns it. */
     private static Path cutLastRecordOfTheOlderWal(Path dir) throws IOException {
-        List<Path> wals = wals(dir);
+        List<Path> wals = WalFiles.wals(dir);
         assertTrue(wals.size() >= 2, "the old WAL is still there: " + wals);
         Path older = wals.get(wals.size() - 2);
         try (FileChannel c = FileChannel.open(older, StandardOpenOption.WRITE)) {
@@ -309,28 +282,9 @@ class PowerCutDuringWalSyncTest {
 
     private static void awaitInFile(Path dir, byte[] what) throws Exception {
         long deadline = System.nanoTime() + 2_000_000_000L;
-        while (!contains(Files.readAllBytes(wals(dir).getLast()), what)) {
+        while (!WalFiles.inNewestWal(dir, what)) {
             assertTrue(System.nanoTime() < deadline, "the write never reached the WAL file");
             Thread.sleep(5);
         }
-    }
-
-    private static List<Path> wals(Path dir) throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".wal")).sorted(Comparator.naturalOrder()).toList();
-        }
-    }
-
-    private static boolean contains(byte[] file, byte[] what) {
-        outer:
-        for (int i = 0; i + what.length <= file.length; i++) {
-            for (int j = 0; j < what.length; j++) {
-                if (file[i + j] != what[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
     }
 }

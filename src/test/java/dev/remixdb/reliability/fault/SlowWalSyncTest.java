@@ -9,11 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -38,20 +34,15 @@ class SlowWalSyncTest {
         RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().memtableBytes(64 * 1024).build());
         try {
             byte[] value = new byte[1000];
-            long walsBefore = wals(real).size();
             fs.slowOn(Op.FSYNC, Kind.WAL, SLOW_SYNC_MILLIS);
-            int i = 0;
-            while (wals(real).size() == walsBefore) {
-                db.put(("fill-" + i++).getBytes(StandardCharsets.UTF_8), value);  // until a switch
-                assertTrue(i < 10_000, "no memtable switch after " + i + " puts");
-            }
+            WalFiles.fillUntilASwitch(db, real, value);
             long switched = System.nanoTime();
             byte[] marker = "marker-written-after-the-switch".getBytes(StandardCharsets.UTF_8);
             db.put(marker, value);
             long deadline = System.nanoTime() + 1_000_000_000L;
             boolean inFile = false;
             while (!inFile && System.nanoTime() < deadline) {
-                inFile = contains(Files.readAllBytes(wals(real).getLast()), marker);
+                inFile = WalFiles.inNewestWal(real, marker);
                 if (!inFile) {
                     Thread.sleep(5);
                 }
@@ -89,11 +80,7 @@ class SlowWalSyncTest {
                 }
             });
             Thread.sleep(200);
-            long walsBefore = wals(tmp.resolve("db")).size();
-            for (int i = 0; wals(tmp.resolve("db")).size() == walsBefore; i++) {
-                db.put(String.format("fill-%06d", i).getBytes(StandardCharsets.UTF_8), value);  // until a switch
-                assertTrue(i < 10_000, "no memtable switch");
-            }
+            WalFiles.fillUntilASwitch(db, tmp.resolve("db"), value);
             Throwable t = sync.get();
             fs.heal();
             assertTrue(t instanceof IOException, "sync() returned " + t + " although its fsync failed: " + fs.injected());
@@ -107,24 +94,5 @@ class SlowWalSyncTest {
                 // the close reports the failed sync too
             }
         }
-    }
-
-    private static List<Path> wals(Path dir) throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".wal")).sorted(Comparator.naturalOrder()).toList();
-        }
-    }
-
-    private static boolean contains(byte[] file, byte[] what) {
-        outer:
-        for (int i = 0; i + what.length <= file.length; i++) {
-            for (int j = 0; j < what.length; j++) {
-                if (file[i + j] != what[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
     }
 }
