@@ -95,13 +95,13 @@ public final class RemixDB implements AutoCloseable {
     public void put(byte[] key, byte[] value) throws IOException {
         Limits.checkKey(key);
         Limits.checkValue(value);
-        store.write(List.of(WalOp.put(key, value)));
+        store.write(WalOp.put(key, value));
     }
 
     /** Removes {@code key} (nothing happens when it is absent); the key is read as {@link #put} reads it. */
     public void delete(byte[] key) throws IOException {
         Limits.checkKey(key);
-        store.write(List.of(WalOp.delete(key)));
+        store.write(WalOp.delete(key));
     }
 
     /**
@@ -115,7 +115,7 @@ public final class RemixDB implements AutoCloseable {
      * @throws IllegalArgumentException when {@code from} is not below {@code to}
      */
     public void deleteRange(byte[] from, byte[] to) throws IOException {
-        store.write(List.of(WriteBatch.rangeDelete(from, to)));
+        store.write(WriteBatch.rangeDelete(from, to));
     }
 
     /**

@@ -106,6 +106,14 @@ final class Store implements AutoCloseable {
         }
     }
 
+    void write(WalOp op) throws IOException {
+        try {
+            writes.write(op, false);
+        } catch (IOException e) {
+            throw surface(e);
+        }
+    }
+
     void writeUnlogged(List<WalOp> ops) throws IOException {
         beginUnlogged();
         try {

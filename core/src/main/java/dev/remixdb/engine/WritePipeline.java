@@ -50,6 +50,13 @@ public final class WritePipeline {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<WriteRequest> requests = new ArrayDeque<>();
+    /**
+     * The group being applied, reused by one leader after another: groups form one at a time (the
+     * next head forms its own only after this one has left the queue, see {@link #submit}).
+     */
+    private final ArrayList<WriteRequest> group = new ArrayList<>();
+    /** Each platform thread's request for plain writes (see {@link #reusableRequest}). */
+    private final ThreadLocal<WriteRequest> reusable = new ThreadLocal<>();
     private final ReentrantLock insertLock = new ReentrantLock();
     /** Where the memtable copied the last inserted ops to, for the WAL (used under {@link #insertLock}). */
     private final EntryCopies copies = new EntryCopies();
@@ -109,7 +116,45 @@ public final class WritePipeline {
      * The ops must be valid: the API checks user input before it gets here.
      */
     public void write(List<WalOp> ops, boolean sync) throws IOException {
-        submit(new WriteRequest(ops, sync || config.syncWrites()), false);
+        write(ops, null, sync);
+    }
+
+    /** {@link #write(List, boolean)} of one op. */
+    public void write(WalOp op, boolean sync) throws IOException {
+        write(null, op, sync);
+    }
+
+    private void write(List<WalOp> ops, WalOp op, boolean sync) throws IOException {
+        sync |= config.syncWrites();
+        WriteRequest w = reusableRequest();
+        if (w == null) {
+            submit(new WriteRequest(ops == null ? List.of(op) : ops, sync), false);
+            return;
+        }
+        w.reuse(ops, op, sync);
+        try {
+            submit(w, false);
+        } finally {
+            w.recycle();
+        }
+    }
+
+    /**
+     * The calling thread's reusable request when it is free, else null: a virtual thread gets none
+     * (it may write once and end, and a thread-local would cost it more than a request), nor does a
+     * thread that already writes (a read-modify-write function it runs as a group's leader, which is
+     * refused in {@link #submit}).
+     */
+    private WriteRequest reusableRequest() {
+        if (Thread.currentThread().isVirtual()) {
+            return null;
+        }
+        WriteRequest w = reusable.get();
+        if (w == null) {
+            w = WriteRequest.reusable();
+            reusable.set(w);
+        }
+        return w.busy ? null : w;
     }
 
     /** What a read-modify-write function reads through: the store as of the writes before it. */
@@ -352,12 +397,12 @@ public final class WritePipeline {
             // memtableBytes (one table's worth, see TableSink); the leader always goes. A
             // read-modify-write counts its key only: its value is not known before it runs.
             mem = versions.current().mem();
+            group = this.group;
             if (requests.size() == 1) {
-                // Alone in the queue (one writer thread): a group of one, without a list to grow.
-                group = List.of(w);
+                // Alone in the queue (one writer thread): a group of one.
+                group.add(w);
                 syncGroup = w.sync;
             } else {
-                group = new ArrayList<>();
                 long room = Math.min(MAX_GROUP_BYTES, config.memtableBytes() - mem.memtable().dataBytes());
                 long bytes = 0;
                 for (WriteRequest x : requests) {
@@ -411,6 +456,7 @@ public final class WritePipeline {
                     signal(x);
                 }
             }
+            group.clear();  // for the next head, which forms its group once this lock is let go
             if (!requests.isEmpty()) {
                 signal(requests.peekFirst());
             }

@@ -284,8 +284,8 @@ public final class WalWriter implements AutoCloseable {
             throw new IllegalArgumentException("first seq out of range: " + firstSeq);
         }
         long payload = 0;
-        for (WalOp op : ops) {
-            Objects.requireNonNull(op, "op");
+        for (int i = 0; i < ops.size(); i++) {  // indexed: no iterator per write
+            WalOp op = Objects.requireNonNull(ops.get(i), "op");
             payload += opBytes(op);
         }
         if (PAYLOAD_PREFIX + payload > MAX_PAYLOAD) {
