@@ -17,7 +17,7 @@ final class SegmentSearch {
     private final int recordSize;
     private final int segmentSize;
     private final RunCursor[] cursors;
-    private final int[] occurrences = new int[64];
+    private final int[] occurrences;
     /** During a binary search, the slot each run's cursor was last placed on (-1: none). */
     private final int[] probedSlot;
     boolean sameBlockFirst = true;
@@ -35,6 +35,7 @@ final class SegmentSearch {
         this.segmentSize = remix.segmentSize();
         this.cursors = cursors;
         this.probedSlot = new int[cursors.length];
+        this.occurrences = new int[segmentSize];  // slots of one segment: per cursor, so no bigger
     }
 
     /** Run {@code r}'s cursor, made on first use; it is unpositioned until {@link #probe}. */
