@@ -224,6 +224,53 @@ class WriteBatchTest {
         assertEquals(1, whole, "the complete record keeps it");
     }
 
+    /**
+     * An empty batch that rides in another writer's group commit used to reach the WAL as an empty
+     * record, which the WAL refuses: the write failed, and the store with it. Logged, unlogged and
+     * deferred batches each group with their own kind, so each kind is raced with its own writes.
+     */
+    @Test
+    void emptyBatchesAmongConcurrentWritesWriteNothingAndFailNothing() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            for (String kind : List.of("logged", "unlogged", "deferred")) {
+                AtomicReference<Throwable> error = new AtomicReference<>();
+                AtomicBoolean done = new AtomicBoolean();
+                Thread writer = Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = 0; i < 30_000 && error.get() == null; i++) {
+                            WriteBatch one = new WriteBatch().put(b(kind + i % 500), b("v" + i));
+                            switch (kind) {
+                                case "logged" -> db.write(one);
+                                case "unlogged" -> db.writeUnlogged(one);
+                                default -> db.writeDeferred(one);
+                            }
+                        }
+                    } catch (Throwable t) {
+                        error.compareAndSet(null, t);
+                    } finally {
+                        done.set(true);
+                    }
+                });
+                try {
+                    while (!done.get() && error.get() == null) {
+                        switch (kind) {
+                            case "logged" -> db.write(new WriteBatch());
+                            case "unlogged" -> db.writeUnlogged(new WriteBatch());
+                            default -> db.writeDeferred(new WriteBatch());
+                        }
+                    }
+                } catch (Throwable t) {
+                    error.compareAndSet(null, t);
+                }
+                writer.join();
+                assertNull(error.get(), () -> kind + ": " + error.get());
+                db.put(b("after " + kind), b("fine"));
+                assertArrayEquals(b("fine"), db.get(b("after " + kind)));
+                assertArrayEquals(b("v" + (29_500 + 499)), db.get(b(kind + 499)), kind);
+            }
+        }
+    }
+
     private static Path newestWal(Path dir) throws java.io.IOException {
         try (var files = java.nio.file.Files.list(dir)) {
             return files.filter(p -> p.toString().endsWith(".wal")).max(java.util.Comparator.naturalOrder()).orElseThrow();

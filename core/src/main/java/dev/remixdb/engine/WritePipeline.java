@@ -531,9 +531,11 @@ public final class WritePipeline {
                     } finally {
                         applying = null;
                     }
-                    if (ops == null || ops.isEmpty()) {
-                        continue;
-                    }
+                }
+                if (ops == null || ops.isEmpty()) {
+                    // Nothing to write (an empty batch, a function that changed nothing): an empty
+                    // record would fail the WAL, and with it the store.
+                    continue;
                 }
                 if (x.deferred) {
                     stageDeferred(mem.memtable(), ops);
