@@ -461,6 +461,10 @@ final class Store implements AutoCloseable {
 
     /** Refuses a close on the store's I/O thread, before anything is changed. */
     void checkCloseAllowed() {
+        if (writes.inFunction()) {
+            // It would wait for the writes in progress, among them the one this thread is applying.
+            throw new IllegalStateException("a read-modify-write function must not close the store it runs on");
+        }
         if (reader.onOwnThread() && !closed) {
             // It would wait for lookups that only this thread can finish, then stop this thread.
             throw new IllegalStateException("a store cannot be closed from a stage of its asynchronous read that runs"

@@ -330,6 +330,34 @@ class ComputeTest {
         }
     }
 
+    /** A close() from inside a function used to wait forever for the write group the function runs in. */
+    @Test
+    void aFunctionCannotCloseTheStore() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            db.put(b("a"), b("1"));
+            java.util.concurrent.CompletableFuture<Throwable> outcome = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    db.compute(b("a"), old -> {
+                        try {
+                            db.close();
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                        return b("2");
+                    });
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            Throwable t = outcome.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(t instanceof IllegalStateException && t.getMessage().contains("must not close"), String.valueOf(t));
+            assertArrayEquals(b("1"), db.get(b("a")));
+            db.put(b("b"), b("still open"));
+            assertArrayEquals(b("still open"), db.get(b("b")));
+        }
+    }
+
     @Test
     void badArgumentsAndClosedStore() throws Exception {
         RemixDB db = RemixDB.open(dir);

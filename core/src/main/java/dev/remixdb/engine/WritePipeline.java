@@ -157,6 +157,11 @@ public final class WritePipeline {
         return w.busy ? null : w;
     }
 
+    /** Whether the calling thread is running a read-modify-write function (as its group's leader). */
+    public boolean inFunction() {
+        return applying == Thread.currentThread();
+    }
+
     /** What a read-modify-write function reads through: the store as of the writes before it. */
     @FunctionalInterface
     public interface Reader {
