@@ -112,11 +112,12 @@ public final class Backups {
             throw new IllegalArgumentException("keep must be at least 1: " + keep);
         }
         checkApart(db.path(), backupDir);
-        Files.createDirectories(backupDir);
+        db.checkOpen();  // before anything is made in backupDir: a closed store leaves nothing there
+        StoreDirectory.createDirectories(backupDir);
         try (DirLock lock = DirLock.take(backupDir)) {
             mark(backupDir);
             for (String d : List.of(SHARED, PRIVATE, META)) {
-                Files.createDirectories(backupDir.resolve(d));
+                StoreDirectory.createDirectories(backupDir.resolve(d));
             }
             force(backupDir);
             TreeMap<Long, String> damaged = new TreeMap<>();
@@ -163,7 +164,7 @@ public final class Backups {
      */
     private static Stored store(Path backupDir, long id, Path staging, Path privateDir, long lastSequence)
             throws IOException {
-        Files.createDirectories(privateDir);
+        StoreDirectory.createDirectories(privateDir);
         List<Entry> entries = new ArrayList<>();
         List<Path> files;
         try (Stream<Path> s = Files.list(staging)) {
@@ -273,7 +274,7 @@ public final class Backups {
         }
         Descriptor d = descriptor(backupDir, id);
         Path to = target.toAbsolutePath().normalize();
-        Files.createDirectories(to.getParent());
+        StoreDirectory.createDirectories(to.getParent());
         try (DirectoryClaim claim = DirectoryClaim.tryClaim(to)) {
             if (claim == null) {
                 throw new FileAlreadyExistsException(to.toString(), null, "a checkpoint or restore is building it now");
@@ -286,7 +287,7 @@ public final class Backups {
         if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
             throw new FileAlreadyExistsException(to.toString(), null, "the restore target must not exist");
         }
-        Path parent = Files.createDirectories(to.getParent());
+        Path parent = StoreDirectory.createDirectories(to.getParent());
         Path partial = parent.resolve("." + to.getFileName() + ".restore-partial");
         StoreDirectory.deleteTree(partial);
         Files.createDirectory(partial);

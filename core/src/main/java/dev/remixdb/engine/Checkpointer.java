@@ -87,7 +87,7 @@ public final class Checkpointer {
         if (to.startsWith(store) || store.startsWith(to)) {
             throw new IllegalArgumentException("checkpoint directory " + to + " overlaps the store directory " + store);
         }
-        Path parent = Files.createDirectories(to.getParent());
+        Path parent = StoreDirectory.createDirectories(to.getParent());
         try (DirectoryClaim claim = DirectoryClaim.tryClaim(to)) {
             if (claim == null) {
                 throw new FileAlreadyExistsException(to.toString(), null, "a checkpoint or restore is building it now");

@@ -41,13 +41,34 @@ public final class StoreDirectory implements AutoCloseable {
     }
 
     /**
+     * {@link Files#createDirectories}, except that a file in the way is reported as what it is: a
+     * {@link java.nio.file.NotDirectoryException} naming that file, where the JDK says only that the
+     * path "already exists" or "Not a directory" without saying which.
+     */
+    public static Path createDirectories(Path dir) throws IOException {
+        try {
+            return Files.createDirectories(dir);
+        } catch (java.nio.file.FileSystemException e) {
+            // FileAlreadyExistsException for the path itself, a bare ENOTDIR for a file above it.
+            for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
+                if (Files.exists(p) && !Files.isDirectory(p)) {
+                    java.nio.file.NotDirectoryException n = new java.nio.file.NotDirectoryException(p.toString());
+                    n.initCause(e);
+                    throw n;
+                }
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Creates {@code dir} if needed and locks it for a store that opens it: claimed in this JVM and
      * locked against other processes through its LOCK file (created if missing).
      *
      * @throws IOException when the store is open already, here or in another process
      */
     public static StoreDirectory lockForOpen(Path dir) throws IOException {
-        Files.createDirectories(dir);
+        createDirectories(dir);
         return lock(dir, true, "the store at " + dir + " is already open in another process");
     }
 
