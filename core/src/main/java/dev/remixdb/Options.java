@@ -267,15 +267,16 @@ public final class Options {
             return this;
         }
 
-        /** See {@link Options#memtableBytes()}; at least 4 KiB. */
+        /** See {@link Options#memtableBytes()}; 4 KiB to 16 GiB. */
         public Builder memtableBytes(long bytes) {
-            this.memtableBytes = atLeast("memtableBytes", bytes, 4096);
+            // Above: entry counts that an index keeps in ints, and a WAL to replay for minutes.
+            this.memtableBytes = within("memtableBytes", bytes, 4096, 16L << 30);
             return this;
         }
 
-        /** See {@link Options#blockCacheBytes()}; 0 caches nothing beyond blocks in use. */
+        /** See {@link Options#blockCacheBytes()}; 0 (nothing cached beyond blocks in use) to 1 TiB. */
         public Builder blockCacheBytes(long bytes) {
-            this.blockCacheBytes = atLeast("blockCacheBytes", bytes, 0);
+            this.blockCacheBytes = within("blockCacheBytes", bytes, 0, 1L << 40);
             return this;
         }
 
@@ -318,9 +319,10 @@ public final class Options {
             return this;
         }
 
-        /** See {@link Options#tableBytes()}; at least 4 KiB. */
+        /** See {@link Options#tableBytes()}; 4 KiB to 1 GiB. */
         public Builder tableBytes(long bytes) {
-            this.tableBytes = atLeast("tableBytes", bytes, 4096);
+            // Above: a table could reach its format's limit of 2^20 blocks before it is cut.
+            this.tableBytes = within("tableBytes", bytes, 4096, 1L << 30);
             return this;
         }
 
@@ -356,9 +358,9 @@ public final class Options {
             return new Options(this);
         }
 
-        private static long atLeast(String name, long value, long min) {
-            if (value < min) {
-                throw new IllegalArgumentException(name + " must be at least " + min + ": " + value);
+        private static long within(String name, long value, long min, long max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(name + " must be " + min + ".." + max + ": " + value);
             }
             return value;
         }

@@ -456,6 +456,13 @@ class ApiTest {
         assertIae(() -> Options.builder().compactionThreads(0), "0");
         assertIae(() -> Options.builder().compactionThreads(65), "65");
         assertIae(() -> Options.builder().tableBytes(4000), "4000");
+        // Sizes past what the store can use: a memtable that never freezes, a table past its format's limit.
+        assertIae(() -> Options.builder().memtableBytes(Long.MAX_VALUE), "memtableBytes");
+        assertIae(() -> Options.builder().memtableBytes((16L << 30) + 1), "memtableBytes");
+        assertIae(() -> Options.builder().tableBytes((1L << 30) + 1), "tableBytes");
+        assertIae(() -> Options.builder().blockCacheBytes(Long.MAX_VALUE), "blockCacheBytes");
+        Options top = Options.builder().memtableBytes(16L << 30).tableBytes(1L << 30).blockCacheBytes(1L << 40).build();
+        assertEquals(1L << 30, top.tableBytes());
         assertIae(() -> Options.builder().abortFraction(-0.25), "-0.25");
         assertIae(() -> Options.builder().abortFraction(0.75), "0.75");
         assertIae(() -> Options.builder().abortFraction(Double.NaN), "NaN");
