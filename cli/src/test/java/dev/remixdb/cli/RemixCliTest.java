@@ -139,6 +139,11 @@ class RemixCliTest {
         assertEquals(1, r.exit(), "the target exists");
 
         r = run("compact", store.toString(), "--from", "key0000", "--to", "key0500");
+        assertEquals(2, r.exit(), "the store does not record its compression: the command must be told");
+        assertTrue(r.err().contains("--compression"), r.err());
+        r = run("compact", store.toString(), "--from", "key0000", "--to", "key0500", "--compression", "zstd");
+        assertEquals(2, r.exit(), r.err());
+        r = run("compact", store.toString(), "--from", "key0000", "--to", "key0500", "--compression", "none");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("compacted in"), r.out());
 
