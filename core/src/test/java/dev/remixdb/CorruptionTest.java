@@ -49,13 +49,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  *       by no checksum because it is never read: table padding between blocks, the compressed keys
  *       block that only compaction reads);</li>
  *   <li>{@link Outcome#TAIL_CUT}, for the newest WAL only: everything equal to the model without the
- *       last write. Why exactly that and nothing more: the WAL reader treats a record whose payload
- *       checksum fails as a torn tail only when nothing but zero bytes follows it (see
- *       {@link dev.remixdb.wal.WalReader}); one flipped byte damages one record, and any record but the
- *       last is followed by the next record's non-zero header, so only the last record can be cut, and
- *       only when the flip is inside its payload (a flip in its header is followed by the non-zero
- *       payload, so it is corruption). The last write is a put of a key written nowhere else, so a
- *       cut always shows.</li>
+ *       last write. The WAL reader treats a record whose payload checksum fails as a torn tail only
+ *       when nothing but zero bytes follows it (see {@link dev.remixdb.wal.WalReader}); one flipped
+ *       byte damages one record, and any record but the last is followed by the next record's
+ *       non-zero header. Since a close ends a WAL with a mark record, the last record of this
+ *       cleanly closed store is that mark: a flip in its payload cuts the mark alone (INTACT), and no
+ *       flip cuts a write. The last write is a put of a key written nowhere else, so a cut would show.</li>
  * </ul>
  * Wrong data and any other exception type (an {@link java.io.UncheckedIOException} wrapping the
  * corruption included) fail the test.
@@ -63,6 +62,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 class CorruptionTest {
     /** Trials per kind of file; each opens a store and reads all of it (tens of milliseconds). */
     private static final int TRIALS = Integer.getInteger("remixdb.corruption.trials", 30);
+
+    /** The mark record a close ends a WAL with (see {@link dev.remixdb.wal.WalWriter}). */
+    private static final int MARK_RECORD_BYTES = 27;
 
     /** Every write in the WAL file at once (walFlushMillis 0): the test cuts the WAL at known record ends. */
     private static final Options OPTIONS = Options.builder().memtableBytes(16 * 1024).tableBytes(8 * 1024)
@@ -144,8 +146,12 @@ class CorruptionTest {
         assertEquals(2, wals.size(), "seed " + seed + ": an older and a newest WAL: " + wals);
         olderWal = wals.get(0).getFileName();
         newestWal = wals.get(1).getFileName();
-        assertTrue(lastRecordEnd > lastRecordStart && lastRecordEnd == Files.size(pristine.resolve(newestWal)),
-                "seed " + seed + ": the last put is the newest WAL's last record");
+        // The close ended the WAL with a mark (27 bytes, replaying nothing): the same state again.
+        long closed = Files.size(pristine.resolve(newestWal));
+        assertTrue(lastRecordEnd > lastRecordStart && closed == lastRecordEnd + MARK_RECORD_BYTES,
+                "seed " + seed + ": the last put is the newest WAL's last record before the closing mark");
+        newestStates.add(new TreeMap<>(model));
+        newestEnds.add(closed);
         assertTrue(Files.size(pristine.resolve(olderWal)) > 1000, "seed " + seed + ": the older WAL holds records");
         assertTrue(files(pristine, FileNames.TABLE).size() >= 3, "seed " + seed + ": tables");
         assertTrue(!files(pristine, FileNames.REMIX).isEmpty(), "seed " + seed + ": REMIX files");
@@ -321,22 +327,28 @@ class CorruptionTest {
         }
     }
 
+    /**
+     * A cleanly closed WAL ends with a mark: a flip in its last write's record is followed by the
+     * mark, so it is damage like a flip anywhere else (it used to be taken for a torn tail, and the
+     * synced write was dropped); a flip in the mark's payload is a torn mark, which loses nothing.
+     */
     @Test
-    void flippedByteInTheNewestWalCutsAtMostItsLastRecord() throws Exception {
+    void flippedByteInTheNewestWalIsDetectedUnlessInItsClosingMark() throws Exception {
         Random rnd = new Random(seed + 4);
         long size = Files.size(pristine.resolve(newestWal));
-        long payloadStart = lastRecordStart + 12;
-        int cuts = 0;
+        long markPayload = lastRecordEnd + 12;
+        int inMark = 0;
         for (int t = 0; t < TRIALS; t++) {
-            // A third in the last record (header or payload), the rest anywhere.
-            long offset = t % 3 == 0 ? lastRecordStart + rnd.nextLong(lastRecordEnd - lastRecordStart) : rnd.nextLong(size);
+            // A third in the last record, a sixth in the mark, the rest anywhere.
+            long offset = t % 3 == 0 ? lastRecordStart + rnd.nextLong(lastRecordEnd - lastRecordStart)
+                    : t % 6 == 1 ? lastRecordEnd + rnd.nextLong(MARK_RECORD_BYTES) : rnd.nextLong(size);
             Outcome o = flipTrial(newestWal, offset, rnd, true, "newest WAL " + newestWal, t);
-            String where = "seed " + seed + " trial " + t + ": newest WAL offset " + offset + " (last record payload from "
-                    + payloadStart + ")";
-            assertEquals(offset >= payloadStart ? Outcome.TAIL_CUT : Outcome.CORRUPTION, o, where);
-            cuts += o == Outcome.TAIL_CUT ? 1 : 0;
+            String where = "seed " + seed + " trial " + t + ": newest WAL offset " + offset + " (last record "
+                    + lastRecordStart + ".." + lastRecordEnd + ", the mark's payload from " + markPayload + ")";
+            assertEquals(offset >= markPayload ? Outcome.INTACT : Outcome.CORRUPTION, o, where);
+            inMark += offset >= markPayload ? 1 : 0;
         }
-        assertTrue(cuts > 0, "seed " + seed + ": some trials cut the tail");
+        assertTrue(inMark > 0, "seed " + seed + ": some trials flipped the mark's payload");
     }
 
     @Test
@@ -484,7 +496,13 @@ class CorruptionTest {
     void olderWalCutAtARecordBoundaryOrDeletedIsCorruptionAtOpen() throws Exception {
         List<Long> ends = recordEnds(Files.readAllBytes(pristine.resolve(olderWal)));
         assertTrue(ends.size() > 10, "seed " + seed + ": records in the older WAL: " + ends.size());
-        for (long keep : new long[] {ends.get(ends.size() - 2), ends.get(ends.size() / 2), 24}) {
+        // Its last record is the closing mark: without it, nothing is lost.
+        long beforeMark = ends.get(ends.size() - 2);
+        assertEquals(ends.getLast() - MARK_RECORD_BYTES, beforeMark, "seed " + seed + ": the older WAL ends with a mark");
+        Path unmarked = copy();
+        truncate(unmarked.resolve(olderWal), beforeMark);
+        assertEquals(Outcome.INTACT, trial(unmarked, null, -1, false, "seed " + seed + ": the older WAL without its mark"));
+        for (long keep : new long[] {ends.get(ends.size() - 3), ends.get(ends.size() / 2), 24}) {
             Path copy = copy();
             truncate(copy.resolve(olderWal), keep);
             String where = "seed " + seed + ": " + olderWal + " cut at a record boundary, " + keep + " of "

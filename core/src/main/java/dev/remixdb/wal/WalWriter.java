@@ -72,7 +72,9 @@ import java.util.function.BooleanSupplier;
  * same (a sync waits for the older WALs, then syncs this one): so a {@link #sync()} or
  * {@link #close()} that finds early records written since the last mark, once the older WALs are
  * durable, first adds a mark record, which is not early; a reader then sees the early records as
- * settled.
+ * settled. A {@link #close()} also ends a WAL that holds records with a mark, written and synced
+ * after them: a damaged last record is then not at the tail, and a reader reports it as damage
+ * instead of dropping it as a torn write.
  *
  * <p>Buffering: {@link #add} encodes ops into a buffer, where consecutive writes whose sequence
  * numbers follow on share one open record (up to {@value #RECORD_TARGET} bytes of payload), so the
@@ -132,6 +134,8 @@ public final class WalWriter implements AutoCloseable {
     private boolean openEarly;
     /** Whether the last record closed is early, with no mark after it (under the monitor). */
     private boolean unsettled;
+    /** Whether the last record added is a mark. */
+    private boolean endsWithMark;
     /**
      * Until it says true, whether the older WALs are durable; null once they are (or when there
      * are none), so that a record opened then is not early. Read under the monitor.
@@ -246,6 +250,7 @@ public final class WalWriter implements AutoCloseable {
         }
         openCount += ops.size();
         openNextSeq = firstSeq + ops.size();
+        endsWithMark = false;
         long added = buffer.size() - before;
         if (buffered == 0) {
             bufferedSince = System.nanoTime();
@@ -366,6 +371,11 @@ public final class WalWriter implements AutoCloseable {
             return;
         }
         olderWalsDurable = null;
+        addMarkLocked();
+    }
+
+    /** Under the monitor: buffers a mark record, not early, after the last record. */
+    private void addMarkLocked() {
         closeRecord();
         long before = buffer.size();
         openRecord(openNextSeq - 1);  // not early now; the seq of the last op, which it does not replay
@@ -381,6 +391,20 @@ public final class WalWriter implements AutoCloseable {
         }
         buffered += buffer.size() - before;
         unsettled = false;
+        endsWithMark = true;
+    }
+
+    /**
+     * Under the monitor, in a close whose records are all synced: buffers the closing mark (see
+     * {@link #close()}) unless there is nothing to guard (no record) or early records are still
+     * unsettled (a mark would settle them, which only a sync after the older WALs may do).
+     */
+    private boolean addClosingMarkLocked() {
+        if (failed || openNextSeq == 0 || unsettled || endsWithMark) {
+            return false;  // endsWithMark: the close's settling mark is the last record already
+        }
+        addMarkLocked();
+        return true;
     }
 
     /**
@@ -625,6 +649,19 @@ public final class WalWriter implements AutoCloseable {
                 if (!writeFailed) {
                     force();
                     closedUnsynced = false;
+                    // The closing mark, written and synced after the records: a damaged last record
+                    // is then followed by a good one, so a reader takes it for damage, not for a
+                    // torn tail it may drop (a flipped bit in a closed WAL used to lose that record
+                    // silently). Written only once they are durable, so that a power cut during this
+                    // sync can cost the mark alone, never make synced records look damaged.
+                    boolean mark;
+                    synchronized (this) {
+                        mark = addClosingMarkLocked();
+                    }
+                    if (mark) {
+                        flushLocked();
+                        force();
+                    }
                 }
             } catch (IOException | RuntimeException e) {
                 failure = Closeables.add(failure, e);

@@ -37,7 +37,10 @@ final class WalFixture {
         return ops;
     }
 
-    /** Writes {@code records} random records into a new WAL; seqs run on from 1. */
+    /**
+     * Appends {@code records} random records to a new WAL, seqs running on from 1, and leaves the
+     * file as a crash after the last append would: every record, and no closing mark.
+     */
     static List<Written> write(Path path, long fileNumber, Random random, int records, int maxOps, int maxValue)
             throws IOException {
         List<Written> written = new ArrayList<>();
@@ -50,6 +53,15 @@ final class WalFixture {
                 assertEquals(offset + length, w.bytesWritten());
                 written.add(new Written(seq, ops, offset, length));
                 seq += ops.size() + random.nextInt(3);  // gaps are allowed
+            }
+        }
+        if (!written.isEmpty()) {
+            // The image of a writer that crashed after its last append: without the mark a close
+            // adds, which the torn-tail tests built on this must not see.
+            Written last = written.getLast();
+            try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(path,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                c.truncate(last.offset() + last.length());
             }
         }
         return written;
