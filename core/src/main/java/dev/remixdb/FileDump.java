@@ -162,9 +162,11 @@ public final class FileDump {
         if (shown[0] == 0) {
             out.printf("WAL %s%n", file);
         }
-        out.printf("  %d records (%d written while an older WAL was being synced), %d operations, sequence numbers"
-                        + " %d..%d, %d valid bytes of %d%s%n", r.records(), r.earlyRecords(), r.ops(),
-                Math.max(firstSeq[0], 0), r.maxSeq(), r.validLength(), Files.size(file),
+        String seqs = r.ops() == 0 ? "no sequence numbers"
+                : "sequence numbers " + Math.max(firstSeq[0], 0) + ".." + r.maxSeq();
+        out.printf("  %d records (%d written while an older WAL was being synced), %d operations, %s,"
+                        + " %d valid bytes of %d%s%n", r.records(), r.earlyRecords(), r.ops(), seqs,
+                r.validLength(), Files.size(file),
                 r.torn() ? ", torn tail of " + r.tornBytes() + " bytes (cut at the next open)" : "");
     }
 

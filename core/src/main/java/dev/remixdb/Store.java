@@ -188,6 +188,13 @@ final class Store implements AutoCloseable {
             Checkpointer.Result r = Checkpointer.take(versions, writes, dir, target, allowLinks);
             return new CheckpointReport(r.dir(), r.filesLinked(), r.bytesLinked(), r.filesCopied(), r.bytesCopied(),
                     r.pauseNanos(), r.lastSequence());
+        } catch (java.nio.channels.ClosedByInterruptException e) {
+            // As the README says: an interrupted checkpoint ends with InterruptedIOException (the
+            // thread keeps its interrupt status); the failed checkpoint left nothing at the target.
+            java.io.InterruptedIOException x = new java.io.InterruptedIOException("checkpoint to " + target
+                    + " interrupted");
+            x.initCause(e);
+            throw x;
         } catch (IOException e) {
             throw surface(e);
         }
@@ -214,8 +221,10 @@ final class Store implements AutoCloseable {
                         // The compactor's close failed the request: a call that raced close() says so.
                         throw closedError();
                     }
+                    // The cause's message, not its name: that may be an engine class (a CorruptionException
+                    // of the REMIX package, which surface() hands on as the public one).
                     throw e.getCause() instanceof IOException io ? io
-                            : new IOException("compaction of the range failed: " + e.getCause(), e.getCause());
+                            : new IOException("compaction of the range failed: " + e.getCause().getMessage(), e.getCause());
                 }
             }
         } catch (IOException e) {

@@ -43,6 +43,30 @@ class CheckpointTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** As the README says: an interrupted checkpoint ends with InterruptedIOException, leaving no target. */
+    @Test
+    void anInterruptedCheckpointThrowsInterruptedIOException() throws Exception {
+        try (RemixDB db = RemixDB.open(tmp.resolve("store"), Options.builder().memtableBytes(64 << 10).build())) {
+            for (int i = 0; i < 2000; i++) {
+                db.put(b("key" + i), new byte[100]);
+            }
+            db.compactMemtable();
+            Path target = tmp.resolve("cp");
+            Thread.currentThread().interrupt();
+            try {
+                assertThrows(java.io.InterruptedIOException.class, () -> db.checkpoint(target, false));
+                assertTrue(Thread.interrupted(), "the interrupt status is kept");
+            } finally {
+                Thread.interrupted();
+            }
+            assertFalse(Files.exists(target));
+            db.checkpoint(target, false);
+            try (RemixDB cp = RemixDB.open(target)) {
+                assertEquals(100, cp.get(b("key1999")).length);
+            }
+        }
+    }
+
     private static Map<String, String> contents(RemixDB db) {
         Map<String, String> out = new TreeMap<>();
         try (Cursor c = db.cursor()) {
