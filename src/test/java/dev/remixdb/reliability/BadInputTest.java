@@ -709,6 +709,26 @@ class BadInputTest {
         assertEquals("free", LockProbe.run(dir), "a closed store's lock is free");
     }
 
+    /**
+     * Verification takes a shared lock through a LOCK file opened for reading (a read-only copy of
+     * a store can be verified): an open store's exclusive lock must still keep another process's
+     * verify out, and a verify must not keep the store from opening once it is done.
+     */
+    @Test
+    void verifyFromAnotherProcessWaitsForTheStoreToClose() throws Exception {
+        Path dir = tmp.resolve("db");
+        try (RemixDB db = RemixDB.open(dir, small())) {
+            db.put(bytes("k"), bytes("v"));
+            String open = VerifyProbe.run(dir);
+            assertTrue(open.startsWith("refused: ") && open.contains("open in another process"), open);
+            assertEquals("locked", LockProbe.run(dir), "the probe's shared lock must not release the store's own");
+        }
+        assertEquals("ok", VerifyProbe.run(dir));
+        try (RemixDB db = RemixDB.open(dir, small())) {
+            assertArrayEquals(bytes("v"), db.get(bytes("k")));
+        }
+    }
+
     @Test
     void openingARegularFileFailsClearlyAndLeavesItAlone() throws Exception {
         Path file = tmp.resolve("not-a-dir");

@@ -97,12 +97,15 @@ public final class StoreDirectory implements AutoCloseable {
             if (!create && !Files.exists(lockFile)) {
                 return new StoreDirectory(dir, claim, null, null);
             }
+            // A check reads only: it opens the LOCK file for reading and takes a shared lock, which an
+            // open store's exclusive one still excludes (and so does it), so that a read-only copy of
+            // a store can be verified.
             channel = create
                     ? FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)
-                    : FileChannel.open(lockFile, StandardOpenOption.WRITE);
+                    : FileChannel.open(lockFile, StandardOpenOption.READ);
             FileLock lock;
             try {
-                lock = channel.tryLock();
+                lock = create ? channel.tryLock() : channel.tryLock(0, Long.MAX_VALUE, true);
             } catch (OverlappingFileLockException e) {
                 lock = null;
             }
