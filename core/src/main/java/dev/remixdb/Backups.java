@@ -267,13 +267,19 @@ public final class Backups {
      *                                   missing; nothing is left at {@code target}
      * @throws NoSuchFileException       when there is no backup {@code id}
      * @throws FileAlreadyExistsException when {@code target} exists
+     * @throws IllegalArgumentException  when {@code target} is inside {@code backupDir}
      */
     public static void restore(Path backupDir, long id, Path target) throws IOException {
         if (backupDir == null || target == null) {
             throw new IllegalArgumentException("backupDir and target must not be null");
         }
-        Descriptor d = descriptor(backupDir, id);
         Path to = target.toAbsolutePath().normalize();
+        if (to.startsWith(backupDir.toAbsolutePath().normalize())) {
+            // The backups' directory holds backups only: a store restored inside it would stop the
+            // next backup there ("other files") and could be taken for a backup's own files.
+            throw new IllegalArgumentException("restore target " + to + " is inside the backup directory " + backupDir);
+        }
+        Descriptor d = descriptor(backupDir, id);
         StoreDirectory.createDirectories(to.getParent());
         try (DirectoryClaim claim = DirectoryClaim.tryClaim(to)) {
             if (claim == null) {

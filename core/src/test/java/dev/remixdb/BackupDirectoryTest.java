@@ -194,6 +194,24 @@ class BackupDirectoryTest {
         }
     }
 
+    /** A store restored inside the backups' directory used to stop every later backup there. */
+    @Test
+    void aRestoreInsideTheBackupDirectoryIsRefused() throws Exception {
+        Path backups = tmp.resolve("backups");
+        try (RemixDB db = RemixDB.open(tmp.resolve("store"), small())) {
+            db.put("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
+            Backups.create(db, backups);
+            for (Path inside : List.of(backups.resolve("r"), backups.resolve("shared").resolve("r"),
+                    backups.resolve("x").resolve("..").resolve("r2"))) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> Backups.restore(backups, 1, inside));
+                assertTrue(e.getMessage().contains("inside the backup directory"), e.getMessage());
+                assertFalse(Files.exists(inside));
+            }
+            assertEquals(2, Backups.create(db, backups).id(), "backups go on");
+        }
+    }
+
     @Test
     void listingAMissingDirectoryIsAnError() {
         assertThrows(NoSuchFileException.class, () -> Backups.list(tmp.resolve("typo")));
