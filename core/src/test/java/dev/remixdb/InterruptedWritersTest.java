@@ -153,4 +153,99 @@ class InterruptedWritersTest {
             pool.shutdownNow();
         }
     }
+
+    /**
+     * A read-modify-write reads the current value, from a table file when it is not cached: through
+     * FileChannel, an interrupted thread's read failed with InterruptedIOException, and with it the
+     * write (a plain put finished). The write path's reads ignore interrupts as its WAL I/O does.
+     */
+    @Test
+    void anInterruptedThreadsReadModifyWriteReadsFromTablesAndKeepsItsInterrupt() throws Exception {
+        Options o = Options.builder().ioEngine(IoEngine.FILE_CHANNEL).blockCacheBytes(0).build();
+        try (RemixDB db = RemixDB.open(dir, o)) {
+            db.put(b("k"), b("1"));
+            db.put(b("m"), b("1"));
+            db.compactMemtable();  // the values live in a table now, and no block stays cached
+            try {
+                Thread.currentThread().interrupt();
+                assertArrayEquals(b("2"), db.compute(b("k"), old -> b("2")));
+                assertTrue(Thread.currentThread().isInterrupted(), "the caller's interrupt is kept");
+                assertArrayEquals(b("1"), db.asMap().put(b("m"), b("3")));
+                assertTrue(Thread.interrupted(), "the caller's interrupt is kept");
+            } finally {
+                Thread.interrupted();
+            }
+            assertArrayEquals(b("2"), db.get(b("k")));
+            assertArrayEquals(b("3"), db.get(b("m")));
+        }
+    }
+
+    /**
+     * The leader of a group runs the read-modify-writes of the threads behind it, and re-reads their
+     * keys when a write reached them meanwhile: an interrupted leader's read failed another thread's
+     * write, a thread nobody interrupted. Writers interrupted all the time lead groups here while
+     * two threads that are never interrupted compute over keys that live in tables.
+     */
+    @Test
+    void anInterruptedLeaderDoesNotFailAnotherThreadsReadModifyWrite() throws Exception {
+        Options o = Options.builder().ioEngine(IoEngine.FILE_CHANNEL).memtableBytes(8 << 10).tableBytes(8 << 10)
+                .maxFrozenMemtables(1).blockCacheBytes(0).build();
+        int keys = 3000;
+        try (RemixDB db = RemixDB.open(dir, o)) {
+            for (int i = 0; i < keys; i++) {
+                db.put(b(String.format("k%06d", i)), new byte[100]);
+            }
+            db.compactMemtable();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.Queue<Throwable> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            Thread[] putters = new Thread[8];
+            for (int p = 0; p < putters.length; p++) {
+                int id = p;
+                putters[p] = Thread.ofPlatform().start(() -> {
+                    java.util.Random r = new java.util.Random(id);
+                    while (!stop.get()) {
+                        try {
+                            Thread.currentThread().interrupt();
+                            // New keys with large values: memtables switch all the time, so the
+                            // leader often has to read a compute's key again.
+                            db.put(b("p" + r.nextInt(100_000)), new byte[3000]);
+                        } catch (Throwable t) {
+                            failures.add(t);
+                        }
+                        Thread.interrupted();
+                    }
+                });
+            }
+            Thread[] computers = new Thread[2];
+            for (int c = 0; c < computers.length; c++) {
+                int id = c;
+                computers[c] = Thread.ofPlatform().start(() -> {
+                    java.util.Random r = new java.util.Random(100 + id);
+                    while (!stop.get()) {
+                        try {
+                            db.compute(b(String.format("k%06d", r.nextInt(keys))),
+                                    old -> old == null || old.length > 250 ? new byte[1] : new byte[old.length + 1]);
+                        } catch (Throwable t) {
+                            failures.add(t);
+                        }
+                    }
+                });
+            }
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < end && failures.isEmpty()) {
+                for (Thread t : putters) {
+                    t.interrupt();
+                }
+                Thread.sleep(0, 200_000);
+            }
+            stop.set(true);
+            for (Thread t : putters) {
+                t.join();
+            }
+            for (Thread t : computers) {
+                t.join();
+            }
+            assertTrue(failures.isEmpty(), () -> "a write failed: " + failures.peek());
+        }
+    }
 }

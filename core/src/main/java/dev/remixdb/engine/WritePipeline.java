@@ -191,7 +191,7 @@ public final class WritePipeline {
         long seen = visibleSeq;
         ReadState s = versions.acquire();
         try {
-            w.readValue = s.get(seen, key);
+            w.readValue = readForWrite(s, seen, key);
         } finally {
             s.release();
         }
@@ -598,7 +598,43 @@ public final class WritePipeline {
                 && state.unchangedSince(key, x.readSeq, seq)) {
             return x.readValue;
         }
-        return state.get(seq, key);
+        return readForWrite(state, seq, key);
+    }
+
+    /**
+     * A read that a write makes (a read-modify-write's value), as immune to interrupts as the write's
+     * WAL I/O: a {@code FileChannel} read by an interrupted thread fails with InterruptedIOException,
+     * which would fail the caller's write, or, read by a group's leader for another thread's write,
+     * that other thread's. The interrupt status is cleared for the read, the read repeated if an
+     * interrupt ends it, and the status set again after.
+     */
+    private static byte[] readForWrite(ReadState state, long seq, byte[] key) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return state.get(seq, key);
+                } catch (RuntimeException e) {
+                    if (attempt >= 100 || !causedByInterrupt(e)) {
+                        throw e;
+                    }
+                    interrupted |= Thread.interrupted();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static boolean causedByInterrupt(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.io.InterruptedIOException && !(t instanceof java.net.SocketTimeoutException)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Adds {@code ops} to {@code mem} with seqs {@code seq, seq + 1, ...}. */
