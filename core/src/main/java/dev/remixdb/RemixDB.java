@@ -515,7 +515,15 @@ public final class RemixDB implements AutoCloseable {
         store.compactRange(from == null ? null : from.clone(), to == null ? null : to.clone());
     }
 
-    /** Waits for background work, syncs the WAL, and releases every file and off-heap segment. */
+    /**
+     * Waits for background work, syncs the WAL, and releases every file, off-heap segment and thread
+     * of this store. Two daemon threads shared by all stores of the JVM stay once started
+     * ({@code remixdb-snapshot-cleaner} and {@code remixdb-view-cleaner}, which release snapshots and
+     * views that were dropped without being closed); they hold nothing of a closed store.
+     *
+     * @throws IllegalStateException from inside a read-modify-write function of this store, or from
+     *                               a stage of its asynchronous read run on its I/O thread
+     */
     @Override
     public void close() throws IOException {
         // A close refused on the I/O thread must leave everything as it was, the MBean included.
