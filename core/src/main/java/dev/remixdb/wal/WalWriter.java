@@ -395,6 +395,33 @@ public final class WalWriter implements AutoCloseable {
     }
 
     /**
+     * In a close, under {@link #writeLock}, once the records (the file's first {@code records} bytes)
+     * are durable: writes and syncs the buffered closing mark. The mark only guards the records, so
+     * its failure (a full disk, an I/O error) does not fail the close: what of it reached the file is
+     * cut off again, since a torn mark at the end of a WAL that newer ones follow would read as an
+     * older WAL torn short. Only when that cut fails too does the close fail.
+     */
+    private void closeWithMark(long records) throws IOException {
+        try {
+            flushLocked();
+            force();
+        } catch (IOException | RuntimeException e) {
+            try {
+                if (uninterruptibly(FileChannel::size) > records) {
+                    uninterruptibly(c -> {
+                        c.truncate(records);
+                        return null;
+                    });
+                    force();
+                }
+            } catch (IOException | RuntimeException cut) {
+                e.addSuppressed(cut);
+                throw e;
+            }
+        }
+    }
+
+    /**
      * Under the monitor, in a close whose records are all synced: buffers the closing mark (see
      * {@link #close()}) unless there is nothing to guard (no record) or early records are still
      * unsettled (a mark would settle them, which only a sync after the older WALs may do).
@@ -655,12 +682,13 @@ public final class WalWriter implements AutoCloseable {
                     // silently). Written only once they are durable, so that a power cut during this
                     // sync can cost the mark alone, never make synced records look damaged.
                     boolean mark;
+                    long records;
                     synchronized (this) {
+                        records = written;
                         mark = addClosingMarkLocked();
                     }
                     if (mark) {
-                        flushLocked();
-                        force();
+                        closeWithMark(records);
                     }
                 }
             } catch (IOException | RuntimeException e) {
