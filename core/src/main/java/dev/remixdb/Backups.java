@@ -274,12 +274,12 @@ public final class Backups {
             throw new IllegalArgumentException("backupDir and target must not be null");
         }
         Path to = target.toAbsolutePath().normalize();
-        if (to.startsWith(backupDir.toAbsolutePath().normalize())) {
+        Descriptor d = descriptor(backupDir, id);
+        if (realPath(to).startsWith(backupDir.toRealPath())) {
             // The backups' directory holds backups only: a store restored inside it would stop the
             // next backup there ("other files") and could be taken for a backup's own files.
             throw new IllegalArgumentException("restore target " + to + " is inside the backup directory " + backupDir);
         }
-        Descriptor d = descriptor(backupDir, id);
         StoreDirectory.createDirectories(to.getParent());
         try (DirectoryClaim claim = DirectoryClaim.tryClaim(to)) {
             if (claim == null) {
@@ -636,5 +636,14 @@ public final class Backups {
                 }
             }
         }
+    }
+
+    /** {@code p} with symbolic links resolved as far as it exists: a target reached through a link is where it lands. */
+    private static Path realPath(Path p) throws IOException {
+        Path existing = p;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        return existing == null ? p : existing.toRealPath().resolve(existing.relativize(p)).normalize();
     }
 }

@@ -201,8 +201,9 @@ class BackupDirectoryTest {
         try (RemixDB db = RemixDB.open(tmp.resolve("store"), small())) {
             db.put("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
             Backups.create(db, backups);
+            Path link = Files.createSymbolicLink(tmp.resolve("link-to-backups"), backups);
             for (Path inside : List.of(backups.resolve("r"), backups.resolve("shared").resolve("r"),
-                    backups.resolve("x").resolve("..").resolve("r2"))) {
+                    backups.resolve("x").resolve("..").resolve("r2"), link.resolve("r3"))) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                         () -> Backups.restore(backups, 1, inside));
                 assertTrue(e.getMessage().contains("inside the backup directory"), e.getMessage());
