@@ -630,7 +630,7 @@ public final class WritePipeline {
 
     private static boolean causedByInterrupt(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.io.InterruptedIOException && !(t instanceof java.net.SocketTimeoutException)) {
+            if (t instanceof java.io.InterruptedIOException) {
                 return true;
             }
         }
