@@ -40,8 +40,20 @@ final class CallGuard {
     private volatile Thread caller;
     private volatile boolean closed;
 
-    /** Starts a call: true when the object is open; false (and no call started) once a close began. */
+    /**
+     * Starts a call: true when the object is open; false (and no call started) once a close began.
+     *
+     * @throws IllegalStateException when another thread is in a call on the object: misuse that
+     *         would otherwise mix two threads' moves into wrong entries. Best effort: two calls that
+     *         start at the same instant can both pass; one that starts while another runs cannot.
+     */
     boolean enter() {
+        // Calls never nest on one thread (see the class comment), so a call in progress is another
+        // thread's. A plain check rather than an atomic exchange: it costs nothing per step.
+        if ((boolean) IN_CALL.getOpaque(this)) {
+            throw new IllegalStateException("cursor used by two threads at once: another thread is in a call"
+                    + " on it; use one cursor per thread");
+        }
         IN_CALL.setOpaque(this, true);
         VarHandle.fullFence();
         if ((boolean) CLOSING.getOpaque(this)) {

@@ -17,7 +17,9 @@ import java.lang.foreign.MemorySegment;
  * <p>A cursor holds the memory and files of its snapshot until {@link #close()}; closing the store
  * closes its cursors. A cursor dropped without a close is closed by the store once it has been
  * garbage-collected and the store next opens a cursor or a snapshot, reports stats, or closes;
- * each is counted in {@link Stats#leakedCursors()}. Not thread-safe: use one cursor per thread.
+ * each is counted in {@link Stats#leakedCursors()}. Not thread-safe: use one cursor per thread (a call
+ * that starts while another thread is in a call on the same cursor throws
+ * {@link IllegalStateException}; the check is best effort, not a lock).
  */
 public interface Cursor extends AutoCloseable {
 

@@ -45,7 +45,8 @@ final class MapEntrySet<K, V> extends AbstractSet<Map.Entry<K, V>> {
         try {
             K k = map.key(e.getKey());
             @SuppressWarnings("unchecked") V v = (V) e.getValue();
-            return map.inRange(k) && Arrays.equals(map.read(map.keys.encode(k)), map.values.encode(v));
+            byte[] b = map.encodeInRangeToFind(k);
+            return b != null && Arrays.equals(map.read(b), map.values.encode(v));
         } catch (ClassCastException ex) {
             return false;
         }

@@ -7,8 +7,7 @@ import java.util.Objects;
 
 /**
  * The key range and direction of a {@link MapView}. The range is kept twice: as keys with inclusive
- * flags, compared with the codec's comparator exactly as
- * {@link java.util.concurrent.ConcurrentSkipListMap} checks its sub-maps, and as the byte bounds of
+ * flags, compared with the codec's comparator (a byte array bound is copied), and as the byte bounds of
  * the cursors that scan it ([lower, upper), an exclusive key bound becoming the key's successor in
  * byte order, the key followed by a zero byte). Immutable.
  */
@@ -27,13 +26,22 @@ final class MapRange<K> {
     private MapRange(KeyCodec<K> keys, K lo, boolean loInclusive, K hi, boolean hiInclusive, boolean descending) {
         this.keys = keys;
         this.order = keys.comparator();
-        this.lo = lo;
+        this.lo = own(lo);
         this.loInclusive = loInclusive;
-        this.hi = hi;
+        this.hi = own(hi);
         this.hiInclusive = hiInclusive;
         this.descending = descending;
         this.lowerBytes = lo == null ? null : loInclusive ? keys.encode(lo) : successor(keys.encode(lo));
         this.upperBytes = hi == null ? null : hiInclusive ? successor(keys.encode(hi)) : keys.encode(hi);
+    }
+
+    /**
+     * A bound the range can keep: a byte array is copied, as the caller may reuse it (arrays passed
+     * in are never kept), and the range checks and the cursor bounds must stay the same range.
+     */
+    @SuppressWarnings("unchecked")
+    private static <K> K own(K bound) {
+        return bound instanceof byte[] b ? (K) b.clone() : bound;
     }
 
     /** Every key, ascending. */
@@ -104,8 +112,10 @@ final class MapRange<K> {
 
     /**
      * The range limited to the given ascending bounds ({@code hasFrom}/{@code hasTo}: which bounds are
-     * given), in this range's direction. As in ConcurrentSkipListMap: from must not be above to, and a
-     * bound outside this range is refused.
+     * given), in this range's direction. From must not be above to, and a bound outside this range is
+     * refused, as {@link java.util.NavigableMap#subMap} specifies and TreeMap does (stricter than
+     * ConcurrentSkipListMap, which checks each new bound against one end only, so that its
+     * {@code headMap(k).tailMap(k, true)} is an empty view where this one throws).
      */
     private MapRange<K> narrow(K from, boolean fromInclusive, K to, boolean toInclusive, boolean hasFrom, boolean hasTo) {
         if (hasFrom && hasTo && order.compare(from, to) > 0) {

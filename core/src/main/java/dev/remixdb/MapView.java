@@ -122,7 +122,7 @@ final class MapView<K, V> extends AbstractMap<K, V> implements ConcurrentNavigab
     }
 
     /** {@link #encodeToFind}, or null for a key out of this view's range (absent from it too). */
-    private byte[] encodeInRangeToFind(K key) {
+    byte[] encodeInRangeToFind(K key) {
         return inRange(key) ? encodeToFind(key) : null;
     }
 

@@ -134,4 +134,37 @@ class CompactRangeTest {
         closed.close();
         assertThrows(ClosedException.class, () -> closed.compactRange(null, null));
     }
+
+    /** The table and REMIX files in {@code store}. */
+    private static java.util.Set<String> indexFiles(Path store) throws java.io.IOException {
+        try (var files = java.nio.file.Files.list(store)) {
+            return files.map(f -> f.getFileName().toString())
+                    .filter(n -> n.endsWith(".tbl") || n.endsWith(".rmx"))
+                    .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
+        }
+    }
+
+    @Test
+    void theFilesItReplacedAreGoneWhenItReturns() throws Exception {
+        Path store = dir.resolve("store");
+        try (RemixDB db = RemixDB.open(store, small())) {
+            for (int round = 0; round < 10; round++) {
+                Random r = new Random(round);
+                for (int i = 0; i < 3000; i++) {
+                    db.put(b(String.format("k%05d", r.nextInt(20_000))), b("v" + round + "-" + i));
+                }
+                db.compactMemtable();
+                db.deleteRange(b("k05"), b("k10"));
+                // Space freed "now", as the Javadoc promises for a checkpoint or backup that follows:
+                // no file of the replaced tables may be deleted after the call returned.
+                db.compactRange(null, null);
+                java.util.Set<String> after = indexFiles(store);
+                Thread.sleep(300);
+                java.util.Set<String> later = indexFiles(store);
+                java.util.Set<String> deletedLate = new java.util.TreeSet<>(after);
+                deletedLate.removeAll(later);
+                assertEquals(java.util.Set.of(), deletedLate, "round " + round + ": deleted after compactRange returned");
+            }
+        }
+    }
 }

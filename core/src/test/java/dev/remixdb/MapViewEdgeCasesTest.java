@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentNavigableMap;
@@ -210,6 +211,43 @@ class MapViewEdgeCasesTest {
                     map.keySet().stream().sorted((a, b) -> Arrays.compareUnsigned(b, a)).toList().get(0));
             List<byte[]> descending = map.descendingKeySet().stream().toList();
             assertArrayEquals(new byte[] {(byte) 0xFF}, descending.get(0));
+        }
+    }
+
+    @Test
+    void entrySetContainsOfAKeyTooLongToStoreIsFalse() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            ConcurrentNavigableMap<byte[], byte[]> map = db.asMap();
+            map.put(new byte[] {1}, new byte[] {1});
+            byte[] tooLong = new byte[Options.MAX_KEY_BYTES + 1];
+            // As get, containsKey and remove answer: absent, not an error.
+            assertEquals(false, map.entrySet().contains(Map.entry(tooLong, new byte[] {1})));
+            assertEquals(false, map.headMap(new byte[] {2}).entrySet().contains(Map.entry(tooLong, new byte[] {1})));
+            assertTrue(map.entrySet().contains(Map.entry(new byte[] {1}, new byte[] {1})));
+        }
+    }
+
+    @Test
+    void aSubMapKeepsItsRangeWhenTheCallerReusesTheBoundArrays() throws Exception {
+        try (RemixDB db = RemixDB.open(dir)) {
+            ConcurrentNavigableMap<byte[], byte[]> map = db.asMap();
+            for (char c = 'a'; c <= 'e'; c++) {
+                map.put(new byte[] {(byte) c}, new byte[] {1});
+            }
+            byte[] from = {'b'};
+            byte[] to = {'d'};
+            ConcurrentNavigableMap<byte[], byte[]> sub = map.subMap(from, to);
+            ConcurrentNavigableMap<byte[], byte[]> tail = map.tailMap(from, false);
+            from[0] = 'a';  // arrays passed in are never kept: the views stay [b, d) and (b, ...)
+            to[0] = 'z';
+            assertEquals(false, sub.containsKey(new byte[] {'a'}));
+            assertEquals(false, sub.containsKey(new byte[] {'d'}));
+            assertEquals(2, sub.size());
+            assertThrows(IllegalArgumentException.class, () -> sub.put(new byte[] {'a'}, new byte[] {2}));
+            assertEquals(false, tail.containsKey(new byte[] {'b'}));
+            assertEquals(3, tail.size());
+            sub.clear();
+            assertEquals(List.of("a", "d", "e"), map.keySet().stream().map(String::new).toList());
         }
     }
 }

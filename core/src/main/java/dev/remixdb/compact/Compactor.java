@@ -117,9 +117,11 @@ public final class Compactor {
                 return;
             }
             Throwable failure = null;
+            List<Forced> served = List.of();
             try {
                 if (s.oldestFrozen() != null) {
-                    compact(s);
+                    served = takeForced(FrozenGroup.oldestOf(s).newest());
+                    compact(s, served);
                 } else {
                     // Nothing waits for compaction: the time for work a policy wants on its own.
                     nextIdleCheck = System.nanoTime() + idleCheckNanos;
@@ -138,6 +140,16 @@ public final class Compactor {
                     failure = t;
                 } else {
                     failure.addSuppressed(t);
+                }
+            }
+            // Range requests complete only now: releasing the round's state above deleted the files
+            // the round replaced (unless a reader still holds them), which a caller of compactRange,
+            // freeing space before a checkpoint or backup, expects to be gone when it returns.
+            for (Forced f : served) {
+                if (failure == null) {
+                    f.done().complete(null);
+                } else {
+                    f.done().completeExceptionally(failure);
                 }
             }
             if (failure != null) {
@@ -185,23 +197,14 @@ public final class Compactor {
         return mine;
     }
 
-    /** Compacts the oldest frozen memtables of {@code s} into {@code s.version()} and installs the result. */
-    private void compact(ReadState s) throws Exception {
-        FrozenGroup imm = FrozenGroup.oldestOf(s);
-        // A request is served by the round of the memtable that was active when it was made (or a
-        // later one): every write before the request is in that memtable or an older one.
-        List<Forced> requests = takeForced(imm.newest());
-        try {
-            compact(s, imm, requests);
-        } catch (Throwable t) {
-            for (Forced f : requests) {
-                f.done().completeExceptionally(t);
-            }
-            throw t;
-        }
-        for (Forced f : requests) {
-            f.done().complete(null);
-        }
+    /**
+     * Compacts the oldest frozen memtables of {@code s} into {@code s.version()} and installs the
+     * result, serving {@code requests}: a request is served by the round of the memtable that was
+     * active when it was made (or a later one), as every write before it is in that memtable or an
+     * older one.
+     */
+    private void compact(ReadState s, List<Forced> requests) throws Exception {
+        compact(s, FrozenGroup.oldestOf(s), requests);
     }
 
     private void compact(ReadState s, FrozenGroup imm, List<Forced> requests) throws Exception {
