@@ -7,8 +7,10 @@ package dev.remixdb;
 public enum IoEngine {
     /**
      * io_uring where it can run (Linux x86-64, a kernel that allows it, native access enabled for
-     * this library: {@code --enable-native-access=dev.remixdb.core}, or {@code ALL-UNNAMED} on the
-     * class path), else {@link #FILE_CHANNEL}. The default; the system property
+     * this library: {@code --enable-native-access=ALL-UNNAMED} on the class path; on the module path
+     * {@code --enable-native-access=dev.remixdb.core,io.netty.common} and
+     * {@code --add-modules io.netty.transport.io_uring.linux.x86_64}, the module holding the ring's
+     * native library, which nothing requires), else {@link #FILE_CHANNEL}. The default; the system property
      * {@code remixdb.ioEngine} (a constant name) changes the default without code changes, as the
      * test suites do to run each engine.
      */

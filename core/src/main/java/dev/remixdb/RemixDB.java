@@ -30,7 +30,8 @@ import java.util.function.UnaryOperator;
  *
  * <p>Thread-safe: any number of threads may read, write and iterate at once. Bad input (null, a
  * key over {@value Options#MAX_KEY_BYTES} bytes, a value over {@link Options#MAX_VALUE_BYTES}
- * bytes) raises {@link IllegalArgumentException} and changes nothing. Use after {@link #close()}
+ * bytes) raises {@link IllegalArgumentException} and changes nothing. Only positions may be longer
+ * than a key: a cursor's bounds and seek targets are compared as any byte strings. Use after {@link #close()}
  raises {@link ClosedException}, also in a call that raced {@link #close()} and lost. Corrupt
  * files raise {@link CorruptionException} naming the file and offset; wrong data is never returned.
  */
@@ -519,7 +520,9 @@ public final class RemixDB implements AutoCloseable {
      * Waits for background work, syncs the WAL, and releases every file, off-heap segment and thread
      * of this store. Two daemon threads shared by all stores of the JVM stay once started
      * ({@code remixdb-snapshot-cleaner} and {@code remixdb-view-cleaner}, which release snapshots and
-     * views that were dropped without being closed); they hold nothing of a closed store.
+     * views that were dropped without being closed), and with the Vector API a third may run for up
+     * to two minutes after the first store opened ({@code remixdb-vector-warmup}, compiling the
+     * selector counter ahead of use); they hold nothing of a closed store.
      *
      * @throws IllegalStateException from inside a read-modify-write function of this store, or from
      *                               a stage of its asynchronous read run on its I/O thread
