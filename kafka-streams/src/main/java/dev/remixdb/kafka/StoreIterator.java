@@ -1,5 +1,6 @@
 package dev.remixdb.kafka;
 
+import dev.remixdb.ClosedException;
 import dev.remixdb.Cursor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -40,7 +41,11 @@ final class StoreIterator implements KeyValueIterator<Bytes, byte[]> {
     @Override
     public boolean hasNext() {
         checkOpen();
-        return cursor.isValid();
+        try {
+            return cursor.isValid();
+        } catch (ClosedException e) {
+            throw closedUnderneath(e);
+        }
     }
 
     @Override
@@ -48,13 +53,17 @@ final class StoreIterator implements KeyValueIterator<Bytes, byte[]> {
         if (!hasNext()) {
             throw new NoSuchElementException("no more entries in an iterator of store " + storeName);
         }
-        KeyValue<Bytes, byte[]> entry = KeyValue.pair(StoreKeys.user(cursor.key()), cursor.value());
-        if (forward) {
-            cursor.next();
-        } else {
-            cursor.prev();
+        try {
+            KeyValue<Bytes, byte[]> entry = KeyValue.pair(StoreKeys.user(cursor.key()), cursor.value());
+            if (forward) {
+                cursor.next();
+            } else {
+                cursor.prev();
+            }
+            return entry;
+        } catch (ClosedException e) {
+            throw closedUnderneath(e);
         }
-        return entry;
     }
 
     @Override
@@ -62,7 +71,20 @@ final class StoreIterator implements KeyValueIterator<Bytes, byte[]> {
         if (!hasNext()) {
             throw new NoSuchElementException("no more entries in an iterator of store " + storeName);
         }
-        return StoreKeys.user(cursor.key());
+        try {
+            return StoreKeys.user(cursor.key());
+        } catch (ClosedException e) {
+            throw closedUnderneath(e);
+        }
+    }
+
+    /**
+     * The store closed this iterator's cursor while a call was under way (a rebalance closing the
+     * store while an interactive query iterates): Kafka's query layers retry on
+     * {@link InvalidStateStoreException} only, so that is what the caller gets, as from a closed iterator.
+     */
+    private InvalidStateStoreException closedUnderneath(ClosedException e) {
+        return new InvalidStateStoreException("store " + storeName + " was closed while an iterator read it", e);
     }
 
     /** Releases the cursor's snapshot. Idempotent. */

@@ -348,4 +348,47 @@ class RemixKeyValueStoreTest {
             writer.join();
         }
     }
+
+    /**
+     * A rebalance closes a store while an interactive query iterates it: the query gets
+     * InvalidStateStoreException, which Kafka's query layers retry on, never the engine's own exception.
+     */
+    @Test
+    void anIteratorReadingWhileTheStoreClosesFailsAsAStateStoreError() throws Exception {
+        for (int i = 0; i < 20_000; i++) {
+            store.put(Bytes.wrap(("k" + i).getBytes()), new byte[50]);
+        }
+        store.close();
+        java.util.Map<String, Integer> seen = new java.util.TreeMap<>();
+        for (int round = 0; round < 60; round++) {
+            RemixKeyValueStore st = fixture.open("kv");
+            java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+            boolean forward = round % 2 == 0;
+            Thread reader = new Thread(() -> {
+                try {
+                    while (true) {
+                        try (KeyValueIterator<Bytes, byte[]> it = forward ? st.all() : st.reverseAll()) {
+                            while (it.hasNext()) {
+                                it.peekNextKey();
+                                it.next();
+                                reading.countDown();
+                            }
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    synchronized (seen) {
+                        seen.merge(e.getClass().getName(), 1, Integer::sum);
+                    }
+                }
+            });
+            reader.start();
+            reading.await();
+            Thread.sleep(round % 5);
+            st.close();
+            reader.join(10_000);
+            assertFalse(reader.isAlive(), "the reader did not end after the close");
+        }
+        assertEquals(java.util.Map.of(InvalidStateStoreException.class.getName(), 60), seen);
+        store = fixture.open("kv");
+    }
 }
