@@ -536,7 +536,12 @@ public class RemixKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
         db = null;
         RuntimeException failure = null;
-        for (StoreIterator it : List.copyOf(openIterators)) {
+        List<StoreIterator> leftOpen = List.copyOf(openIterators);
+        if (!leftOpen.isEmpty()) {
+            // As Kafka's RocksDB store says: an iterator not closed is a leak in the application.
+            LOG.warn("Closing {} open iterators for store {}", leftOpen.size(), name);
+        }
+        for (StoreIterator it : leftOpen) {
             try {
                 it.close();
             } catch (RuntimeException e) {
