@@ -21,7 +21,10 @@ import java.util.Arrays;
  *
  * <p>Chunks of a huge page or more are prepared one ahead ({@link PreparedMemory}): the next chunk is
  * mapped and faulted in by a background thread while the writer fills the current one, so the writer
- * does not wait for the kernel to zero a huge page every few thousand inserts.
+ * does not wait for the kernel to zero a huge page every few thousand inserts. The first chunk is
+ * prepared when the allocator is made (a memtable made at a switch gets its first writes at once);
+ * each later one once the current chunk is half full, so that a memtable that takes few writes (an
+ * idle Kafka Streams store, of which a JVM may hold hundreds) holds one chunk, not two.
  */
 final class ChunkAllocator implements AutoCloseable {
     static final long NULL = 0;
@@ -40,7 +43,10 @@ final class ChunkAllocator implements AutoCloseable {
     private int currentChunk = -1;
     private long used;
     private volatile long reservedBytes;
-    /** The next regular chunk, being prepared; null when chunks are too small to be worth it. */
+    /**
+     * The next regular chunk, being prepared; null until the current one is half full, and when
+     * chunks are too small to be worth it.
+     */
     private PreparedMemory next;
     /** Whether this allocator prepares chunks, registered with {@link PreparedMemory} until closed. */
     private final boolean preparing;
@@ -76,6 +82,11 @@ final class ChunkAllocator implements AutoCloseable {
         }
         long at = used;
         used += size;
+        if (next == null && preparing && used > chunkSize / 2) {
+            // Half the chunk still to fill: at any load a writer takes longer over it than the
+            // background thread takes to fault the next one in.
+            prepareNext();
+        }
         return handle(currentChunk, at);
     }
 
@@ -87,7 +98,6 @@ final class ChunkAllocator implements AutoCloseable {
         PreparedMemory prepared = next;
         next = null;
         MemorySegment chunk = prepared.take();
-        prepareNext();
         return add(chunk, 0);
     }
 
