@@ -31,8 +31,9 @@ final class MapRange<K> {
         this.hi = own(hi);
         this.hiInclusive = hiInclusive;
         this.descending = descending;
-        this.lowerBytes = lo == null ? null : loInclusive ? keys.encode(lo) : successor(keys.encode(lo));
-        this.upperBytes = hi == null ? null : hiInclusive ? successor(keys.encode(hi)) : keys.encode(hi);
+        // From the copies: the checks and the cursor bounds then come from the same bytes.
+        this.lowerBytes = lo == null ? null : loInclusive ? keys.encode(this.lo) : successor(keys.encode(this.lo));
+        this.upperBytes = hi == null ? null : hiInclusive ? successor(keys.encode(this.hi)) : keys.encode(this.hi);
     }
 
     /**

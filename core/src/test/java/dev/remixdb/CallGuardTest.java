@@ -71,8 +71,9 @@ class CallGuardTest {
                     Thread.sleep(10);
                 }
                 stop.set(true);
-                a.join();
-                b.join();
+                a.join(30_000);
+                b.join(30_000);
+                assertTrue(!a.isAlive() && !b.isAlive(), "a thread on the shared cursor did not stop");
                 assertTrue(refused.get() > 0, "no call was refused in 20 s of two threads on one cursor");
             }
         }

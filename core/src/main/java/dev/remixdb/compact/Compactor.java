@@ -165,7 +165,8 @@ public final class Compactor {
      * later one): every write made before this call is in that round's version or its memtable, so
      * the range holds one sorted run of them afterwards. Partitions too big for one REMIX are split
      * as a policy's Split would. The caller makes sure such a round comes (a freeze, even of an empty
-     * memtable); the future completes when it is installed.
+     * memtable); the future completes once it is installed and the round has let go of what it
+     * replaced (whose files are then deleted, unless a reader still holds them).
      */
     public CompletableFuture<Void> compactRange(byte[] from, byte[] to) {
         CompletableFuture<Void> done = new CompletableFuture<>();
