@@ -111,12 +111,18 @@ public final class RemixDB implements AutoCloseable {
      * afterwards no longer see the keys, at the cost of one range check per read while the delete
      * is in a memtable. When that memtable is compacted, every partition the range overlaps is
      * merged whole and the deleted versions are left out of the new files; snapshots taken before
-     * keep seeing them. Writes after the call are not affected.
+     * keep seeing them. Writes after the call are not affected. An empty range ({@code from} equal
+     * to {@code to}) writes nothing, as in RocksDB.
      *
-     * @throws IllegalArgumentException when {@code from} is not below {@code to}
+     * @throws IllegalArgumentException when {@code from} is above {@code to}
      */
     public void deleteRange(byte[] from, byte[] to) throws IOException {
-        store.write(WriteBatch.rangeDelete(from, to));
+        WalOp op = WriteBatch.rangeDelete(from, to);
+        if (op == null) {
+            store.checkOpen();
+            return;
+        }
+        store.write(op);
     }
 
     /**

@@ -45,25 +45,35 @@ public final class WriteBatch {
     /**
      * Adds a delete of every key in [{@code from}, {@code to}) (a null bound is open: from the first
      * key, to past the last); one operation however many keys it covers. Writes before it in the
-     * batch that it covers are deleted, writes after it are not.
+     * batch that it covers are deleted, writes after it are not. An empty range ({@code from} equal
+     * to {@code to}) adds nothing, as in RocksDB.
      *
-     * @throws IllegalArgumentException when {@code from} is not below {@code to}, or a key is over the limit
+     * @throws IllegalArgumentException when {@code from} is above {@code to}, or a key is over the limit
      */
     public WriteBatch deleteRange(byte[] from, byte[] to) {
         WalOp op = rangeDelete(from, to);
-        reserve(op.key().length + (long) op.value().length);
-        ops.add(op);
+        if (op != null) {
+            reserve(op.key().length + (long) op.value().length);
+            ops.add(op);
+        }
         return this;
     }
 
-    /** The op of a range delete, arguments checked and copied. */
+    /**
+     * The op of a range delete, arguments checked and copied; null for an empty range (bounds
+     * equal), which deletes nothing: computed ends may meet, as in {@code subMap(k, k)}.
+     */
     static WalOp rangeDelete(byte[] from, byte[] to) {
         byte[] lower = from == null ? new byte[0] : from.clone();
         Limits.checkKey(lower);
         if (to != null) {
             Limits.checkKey(to);
-            if (java.util.Arrays.compareUnsigned(lower, to) >= 0) {
-                throw new IllegalArgumentException("range delete: from must be below to");
+            int c = java.util.Arrays.compareUnsigned(lower, to);
+            if (c > 0) {
+                throw new IllegalArgumentException("range delete: from is above to");
+            }
+            if (c == 0) {
+                return null;
             }
         }
         return WalOp.rangeDelete(lower, to == null ? null : to.clone());

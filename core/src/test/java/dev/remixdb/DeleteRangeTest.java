@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentNavigableMap;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -164,7 +165,14 @@ class DeleteRangeTest {
     void badInputAndMapViews() throws Exception {
         try (RemixDB db = RemixDB.open(dir, small())) {
             assertThrows(IllegalArgumentException.class, () -> db.deleteRange(b("b"), b("a")));
-            assertThrows(IllegalArgumentException.class, () -> db.deleteRange(b("a"), b("a")));
+            // An empty range deletes nothing and is no error (computed ends may meet), as in RocksDB.
+            db.put(b("a"), b("1"));
+            db.deleteRange(b("a"), b("a"));
+            db.write(new WriteBatch().deleteRange(b("a"), b("a")).put(b("c"), b("3")));
+            assertEquals(0, new WriteBatch().deleteRange(b("q"), b("q")).size());
+            assertArrayEquals(b("1"), db.get(b("a")));
+            assertArrayEquals(b("3"), db.get(b("c")));
+            db.deleteRange(b("a"), b("d"));
             assertThrows(IllegalArgumentException.class, () -> new WriteBatch().deleteRange(b("z"), b("y")));
             ConcurrentNavigableMap<String, Long> map = db.asMap(Codecs.STRING, Codecs.LONG);
             for (long i = 0; i < 1000; i++) {
