@@ -120,8 +120,11 @@ public final class Compactor {
             List<Forced> served = List.of();
             try {
                 if (s.oldestFrozen() != null) {
-                    served = takeForced(FrozenGroup.oldestOf(s).newest());
-                    compact(s, served);
+                    // A range request is served by the round of the memtable that was active when it
+                    // was made (or a later one): every write before it is in that memtable or an older one.
+                    FrozenGroup imm = FrozenGroup.oldestOf(s);
+                    served = takeForced(imm.newest());
+                    compact(s, imm, served);
                 } else {
                     // Nothing waits for compaction: the time for work a policy wants on its own.
                     nextIdleCheck = System.nanoTime() + idleCheckNanos;
@@ -199,15 +202,9 @@ public final class Compactor {
     }
 
     /**
-     * Compacts the oldest frozen memtables of {@code s} into {@code s.version()} and installs the
-     * result, serving {@code requests}: a request is served by the round of the memtable that was
-     * active when it was made (or a later one), as every write before it is in that memtable or an
-     * older one.
+     * Compacts the frozen memtables {@code imm} (the oldest of {@code s}) into {@code s.version()}
+     * and installs the result, serving the range requests {@code requests}.
      */
-    private void compact(ReadState s, List<Forced> requests) throws Exception {
-        compact(s, FrozenGroup.oldestOf(s), requests);
-    }
-
     private void compact(ReadState s, FrozenGroup imm, List<Forced> requests) throws Exception {
         long start = System.nanoTime();
         Version version = s.version();
