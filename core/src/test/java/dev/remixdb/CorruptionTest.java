@@ -339,9 +339,13 @@ class CorruptionTest {
         long markPayload = lastRecordEnd + 12;
         int inMark = 0;
         for (int t = 0; t < TRIALS; t++) {
-            // A third in the last record, a sixth in the mark, the rest anywhere.
+            // A third in the last record, a sixth in the mark, the rest anywhere. The mark's trials
+            // alternate between its header and its payload so that both are always covered: drawn
+            // over the whole mark, five trials missed the payload in about 1 run of 60.
             long offset = t % 3 == 0 ? lastRecordStart + rnd.nextLong(lastRecordEnd - lastRecordStart)
-                    : t % 6 == 1 ? lastRecordEnd + rnd.nextLong(MARK_RECORD_BYTES) : rnd.nextLong(size);
+                    : t % 12 == 1 ? markPayload + rnd.nextLong(lastRecordEnd + MARK_RECORD_BYTES - markPayload)
+                    : t % 12 == 7 ? lastRecordEnd + rnd.nextLong(markPayload - lastRecordEnd)
+                    : rnd.nextLong(size);
             Outcome o = flipTrial(newestWal, offset, rnd, true, "newest WAL " + newestWal, t);
             String where = "seed " + seed + " trial " + t + ": newest WAL offset " + offset + " (last record "
                     + lastRecordStart + ".." + lastRecordEnd + ", the mark's payload from " + markPayload + ")";
