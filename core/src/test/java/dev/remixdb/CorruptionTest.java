@@ -63,8 +63,8 @@ class CorruptionTest {
     /** Trials per kind of file; each opens a store and reads all of it (tens of milliseconds). */
     private static final int TRIALS = Integer.getInteger("remixdb.corruption.trials", 30);
 
-    /** The mark record a close ends a WAL with (see {@link dev.remixdb.wal.WalWriter}). */
-    private static final int MARK_RECORD_BYTES = 27;
+    /** The mark record a close ends a WAL with, one synced op (see {@link dev.remixdb.wal.WalWriter}). */
+    private static final int MARK_RECORD_BYTES = 35;
 
     /** Every write in the WAL file at once (walFlushMillis 0): the test cuts the WAL at known record ends. */
     private static final Options OPTIONS = Options.builder().memtableBytes(16 * 1024).tableBytes(8 * 1024)
@@ -328,16 +328,18 @@ class CorruptionTest {
     }
 
     /**
-     * A cleanly closed WAL ends with a mark: a flip in its last write's record is followed by the
-     * mark, so it is damage like a flip anywhere else (it used to be taken for a torn tail, and the
-     * synced write was dropped); a flip in the mark's payload is a torn mark, which loses nothing.
+     * A cleanly closed WAL ends with a mark saying that the records before it were synced: a flip in
+     * its last write's record is damage like a flip anywhere else (it used to be taken for a torn
+     * tail, and the synced write was dropped); a flip in the mark, header or payload, is a torn mark,
+     * which loses nothing (no later record says the mark itself was synced).
      */
     @Test
     void flippedByteInTheNewestWalIsDetectedUnlessInItsClosingMark() throws Exception {
         Random rnd = new Random(seed + 4);
         long size = Files.size(pristine.resolve(newestWal));
         long markPayload = lastRecordEnd + 12;
-        int inMark = 0;
+        int inMarkPayload = 0;
+        int inMarkHeader = 0;
         for (int t = 0; t < TRIALS; t++) {
             // A third in the last record, a sixth in the mark, the rest anywhere. The mark's trials
             // alternate between its header and its payload so that both are always covered: drawn
@@ -348,11 +350,13 @@ class CorruptionTest {
                     : rnd.nextLong(size);
             Outcome o = flipTrial(newestWal, offset, rnd, true, "newest WAL " + newestWal, t);
             String where = "seed " + seed + " trial " + t + ": newest WAL offset " + offset + " (last record "
-                    + lastRecordStart + ".." + lastRecordEnd + ", the mark's payload from " + markPayload + ")";
-            assertEquals(offset >= markPayload ? Outcome.INTACT : Outcome.CORRUPTION, o, where);
-            inMark += offset >= markPayload ? 1 : 0;
+                    + lastRecordStart + ".." + lastRecordEnd + ", then the mark, its payload from " + markPayload + ")";
+            assertEquals(offset >= lastRecordEnd ? Outcome.INTACT : Outcome.CORRUPTION, o, where);
+            inMarkPayload += offset >= markPayload ? 1 : 0;
+            inMarkHeader += offset >= lastRecordEnd && offset < markPayload ? 1 : 0;
         }
-        assertTrue(inMark > 0, "seed " + seed + ": some trials flipped the mark's payload");
+        assertTrue(inMarkPayload > 0 && inMarkHeader > 0, "seed " + seed + ": trials flipped the mark's header ("
+                + inMarkHeader + ") and payload (" + inMarkPayload + ")");
     }
 
     @Test

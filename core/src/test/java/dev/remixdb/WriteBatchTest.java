@@ -192,8 +192,11 @@ class WriteBatchTest {
         for (long cut = before; cut < after; cut += Math.max(1, (after - before) / 60)) {
             cuts.add(cut);
         }
-        cuts.add(after - 1);
-        cuts.add(after);
+        for (long end : new long[] {after - 1, after}) {
+            if (!cuts.contains(end)) {  // the steps may land on them already
+                cuts.add(end);
+            }
+        }
         for (long cut : cuts) {
             Path copy = dir.resolve("cut" + cut);
             copyDir(live, copy);

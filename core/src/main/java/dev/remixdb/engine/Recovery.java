@@ -156,6 +156,14 @@ public final class Recovery {
             // A torn tail is cut only where a crash can leave one; an older WAL is read as it is first.
             ReplayResult r = tail ? WalReader.replay(path, number, true, apply) : WalReader.check(path, number, apply);
             lastSeq = Math.max(lastSeq, r.maxSeq());
+            if (tail && r.torn()) {
+                // A kill leaves a few bytes of a write; a power cut that kept later pages of the
+                // unsynced tail and not earlier ones, a hole with good records after it: worth a warning.
+                System.getLogger(Recovery.class.getName()).log(
+                        r.tornBytes() >= 4096 ? System.Logger.Level.WARNING : System.Logger.Level.INFO,
+                        "{0}: cut a torn tail of {1} bytes at offset {2}, after the last whole record (never synced)",
+                        path, r.tornBytes(), r.validLength());
+            }
             if (r.torn() && !tail) {
                 List<Long> later = wals.subList(i + 1, wals.size());
                 String damage = RecoveryRules.notLostToPowerCut(dir, later);

@@ -14,8 +14,12 @@ final class WalFormat {
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     static final byte[] MAGIC = "RMXWAL".getBytes(StandardCharsets.US_ASCII);
-    /** Written by this build; version 1 (the same layout without {@link #EARLY}) is still read. */
-    static final short VERSION = 2;
+    /**
+     * Written by this build. Still read: version 2 (the same without {@link #SYNCED} ops) and version 1
+     * (also without {@link #EARLY} and {@link #MARK}).
+     */
+    static final short VERSION = 3;
+    static final short VERSION_2 = 2;
     static final short VERSION_1 = 1;
     static final int FILE_HEADER_SIZE = 24;
     static final int RECORD_HEADER_SIZE = 12;
@@ -32,6 +36,16 @@ final class WalFormat {
      * makes those records durable too. It is not replayed.
      */
     static final byte MARK = 4;
+    /**
+     * Version 3: an op of this type (empty key, an 8-byte value: a u64 file offset X) says that a
+     * sync of the file through offset X had returned before its record was written. Not replayed. It
+     * tells a torn write from damage: bytes before X were durable, so a bad record there is damage,
+     * while a bad record that no later record proves synced can be the unsynced tail of the log
+     * that a power cut tore (the disk may have kept a later page of it and not an earlier one).
+     */
+    static final byte SYNCED = 5;
+    /** Bytes of a {@link #SYNCED} op: type, key length 0, value length 8, the offset. */
+    static final int SYNCED_OP_BYTES = 11;
     /** Varints of key and value lengths take at most five bytes (lengths below 2^31). */
     static final int MAX_VARINT = 5;
     /**

@@ -35,7 +35,11 @@ import java.util.Objects;
  *   <li>fewer than 12 bytes (its header) remain in the file, or</li>
  *   <li>its header is intact but its payload runs past the end of the file, or</li>
  *   <li>its header checksum fails and every byte after the header, to the end of the file, is zero, or</li>
- *   <li>its payload checksum fails and every byte after the record, to the end of the file, is zero.</li>
+ *   <li>its payload checksum fails and every byte after the record, to the end of the file, is zero, or</li>
+ *   <li>(version 3) its header or payload checksum fails, and no whole record after it holds a
+ *       synced op (see {@link WalWriter}) past its offset: none of it was ever synced, and a power
+ *       cut may have kept later pages of the last writes and not earlier ones. Everything from it
+ *       on is cut, so what replays is still the state after some write.</li>
  * </ul>
  * A zero-filled tail after the last record is a torn tail by the third rule. A file shorter than
  * its 24-byte header whose bytes are a prefix of the expected header (or zeros), and a file of
@@ -44,7 +48,8 @@ import java.util.Objects;
  * cleanly; without it, a torn tail is a {@link CorruptionException}.
  *
  * <p>Corruption (always a {@link CorruptionException} naming the file and the offset of the bad
- * record or field): a checksum failure followed by non-zero bytes, a record header whose checksum
+ * record or field): a checksum failure followed by non-zero bytes (version 3: by a record whose
+ * synced op shows the bad record had been synced), a record header whose checksum
  * passes but whose length is out of range, a payload that passes its checksum but does not parse,
  * and a file header with the wrong magic, checksum, version or file number.
  */
@@ -181,14 +186,16 @@ public final class WalReader {
     private boolean checkFileHeader(long expectedFileNumber) throws IOException {
         long size = in.size();
         MemorySegment expected = MemorySegment.ofArray(WalFormat.fileHeader(expectedFileNumber, WalFormat.VERSION));
-        MemorySegment older = MemorySegment.ofArray(WalFormat.fileHeader(expectedFileNumber, WalFormat.VERSION_1));
+        MemorySegment older = MemorySegment.ofArray(WalFormat.fileHeader(expectedFileNumber, WalFormat.VERSION_2));
+        MemorySegment oldest = MemorySegment.ofArray(WalFormat.fileHeader(expectedFileNumber, WalFormat.VERSION_1));
         if (size < FILE_HEADER_SIZE) {
             if (size == 0) {
                 return false;
             }
             MemorySegment s = in.load(0, size);
             if (MemorySegment.mismatch(s, 0, size, expected, 0, size) < 0
-                    || MemorySegment.mismatch(s, 0, size, older, 0, size) < 0 || in.zeroFrom(0)) {
+                    || MemorySegment.mismatch(s, 0, size, older, 0, size) < 0
+                    || MemorySegment.mismatch(s, 0, size, oldest, 0, size) < 0 || in.zeroFrom(0)) {
                 tornReason = "file header incomplete (" + size + " bytes): the WAL was being created";
                 return false;
             }
@@ -200,11 +207,29 @@ public final class WalReader {
             return true;
         }
         if (MemorySegment.mismatch(s, 0, FILE_HEADER_SIZE, older, 0, FILE_HEADER_SIZE) < 0) {
+            version = WalFormat.VERSION_2;
+            return true;
+        }
+        if (MemorySegment.mismatch(s, 0, FILE_HEADER_SIZE, oldest, 0, FILE_HEADER_SIZE) < 0) {
             version = WalFormat.VERSION_1;
             return true;
         }
         if (in.zeroFrom(0)) {
             tornReason = "file holds only zero bytes: the WAL was being created";
+            return false;
+        }
+        s = in.load(0, FILE_HEADER_SIZE);
+        long h = in.offset(0);
+        if ((s.get(LONG, h) | s.get(LONG, h + 8) | s.get(LONG, h + 16)) == 0) {
+            // The first sync makes the header durable: a header of zeros with bytes after it was never
+            // synced, unless a record says otherwise (a power cut kept later pages, not the first).
+            long synced = syncedAfter(0);
+            if (synced > 0) {
+                throw new CorruptionException(path, 0, "file header is zero bytes, but a record says the file was synced"
+                        + " through offset " + synced);
+            }
+            tornReason = "file header is zero bytes and no record says the file was ever synced: a WAL never synced,"
+                    + " of which a power cut kept later pages only";
             return false;
         }
         s = in.load(0, FILE_HEADER_SIZE);
@@ -217,9 +242,9 @@ public final class WalReader {
             throw new CorruptionException(path, 20, "file header checksum mismatch: stored " + hex(stored) + ", computed " + hex(actual));
         }
         short v = s.get(WalFormat.SHORT, 6);
-        if (v != WalFormat.VERSION && v != WalFormat.VERSION_1) {
+        if (v < WalFormat.VERSION_1 || v > WalFormat.VERSION) {
             throw new CorruptionException(path, 6, "unsupported WAL format version " + v + ", expected "
-                    + WalFormat.VERSION_1 + " or " + WalFormat.VERSION);
+                    + WalFormat.VERSION_1 + " to " + WalFormat.VERSION);
         }
         long number = s.get(LONG, 8);
         if (number != expectedFileNumber) {
@@ -271,7 +296,77 @@ public final class WalReader {
             tornReason = what + ", only zero bytes after it";
             return -1;
         }
-        throw new CorruptionException(path, pos, what + "; non-zero bytes follow, so it is not a torn tail");
+        if (version < WalFormat.VERSION) {
+            throw new CorruptionException(path, pos, what + "; non-zero bytes follow, so it is not a torn tail");
+        }
+        long synced = syncedAfter(pos);
+        if (synced > pos) {
+            throw new CorruptionException(path, pos, what + "; a later record says the file was synced through offset "
+                    + synced + ", so it is damage, not a torn write");
+        }
+        tornReason = what + "; no later record says it was ever synced: the unsynced tail of the log, torn"
+                + " (a power cut can keep later pages of a write and not earlier ones)";
+        return -1;
+    }
+
+    /**
+     * Version 3, after a bad record at {@code pos}: the largest offset a synced op in a whole record
+     * after it gives, or 0 when there is none. The bad record's length cannot be trusted, so records
+     * are looked for at every offset: a header whose checksum passes with a length in range, and a
+     * payload whose checksum passes. Reads the rest of the file once (only when damage was found).
+     */
+    private long syncedAfter(long pos) throws IOException {
+        long size = in.size();
+        long synced = 0;
+        for (long p = pos + 1; p + RECORD_HEADER_SIZE <= size; ) {
+            MemorySegment s = in.load(p, RECORD_HEADER_SIZE);
+            long o = in.offset(p);
+            long length = Integer.toUnsignedLong(s.get(INT, o));
+            if (length >= PAYLOAD_PREFIX && length <= MAX_PAYLOAD && p + RECORD_HEADER_SIZE + length <= size
+                    && s.get(INT, o + 8) == Checksums.crc32c(s, o, 8)) {
+                int payloadCrc = s.get(INT, o + 4);
+                s = in.load(p + RECORD_HEADER_SIZE, length);
+                o = in.offset(p + RECORD_HEADER_SIZE);
+                if (Checksums.crc32c(s, o, (int) length) == payloadCrc) {
+                    synced = Math.max(synced, syncedIn(s, o, (int) length, p));
+                    p += RECORD_HEADER_SIZE + length;
+                    continue;
+                }
+            }
+            p++;
+        }
+        return synced;
+    }
+
+    /** The largest offset a synced op of the payload at {@code o} gives (below its record at {@code recordPos}), or 0. */
+    private static long syncedIn(MemorySegment s, long o, int length, long recordPos) {
+        long end = o + length;
+        long synced = 0;
+        int count = s.get(INT, o + 8) & ~WalFormat.EARLY;
+        long at = o + PAYLOAD_PREFIX;
+        for (int i = 0; i < count && at < end; i++) {
+            byte type = s.get(ValueLayout.JAVA_BYTE, at++);
+            long k = Varints.get(s, at, end, MAX_VARINT);
+            if (k < 0) {
+                return synced;
+            }
+            at += k & 7;
+            long v = Varints.get(s, at, end, MAX_VARINT);
+            if (v < 0) {
+                return synced;
+            }
+            at += v & 7;
+            long keyLen = k >>> 3;
+            long valueLen = v >>> 3;
+            if (type == WalFormat.SYNCED && keyLen == 0 && valueLen == 8 && at + 8 <= end) {
+                long x = s.get(LONG, at);
+                if (x <= recordPos) {
+                    synced = Math.max(synced, x);
+                }
+            }
+            at += keyLen + valueLen;
+        }
+        return synced;
     }
 
     /**
@@ -283,7 +378,7 @@ public final class WalReader {
         long marks = 0;
         long firstSeq = s.get(LONG, o);
         int count = s.get(INT, o + 8);
-        boolean early = version >= WalFormat.VERSION && (count & WalFormat.EARLY) != 0;
+        boolean early = version >= WalFormat.VERSION_2 && (count & WalFormat.EARLY) != 0;
         if (early) {
             count &= ~WalFormat.EARLY;
         }
@@ -299,8 +394,19 @@ public final class WalReader {
             byte type = s.get(ValueLayout.JAVA_BYTE, at++);
             int keyLen = varint(s, end, filePos - o);
             int valueLen = varint(s, end, filePos - o);
-            if (type == WalFormat.MARK && version >= WalFormat.VERSION && keyLen == 0 && valueLen == 0) {
+            if (type == WalFormat.MARK && version >= WalFormat.VERSION_2 && keyLen == 0 && valueLen == 0) {
                 marks++;  // settles the early records before it; nothing to replay
+                continue;
+            }
+            if (type == WalFormat.SYNCED && version >= WalFormat.VERSION && keyLen == 0 && valueLen == 8 && at + 8 <= end) {
+                long through = s.get(LONG, at);
+                long recordPos = filePos - RECORD_HEADER_SIZE;
+                if (through < FILE_HEADER_SIZE || through > recordPos) {
+                    throw new CorruptionException(path, filePos + (opAt - o), "synced op " + i + " gives offset " + through
+                            + ", not between the file header and its own record at " + recordPos);
+                }
+                at += 8;
+                marks++;  // nothing to replay
                 continue;
             }
             if (type < PUT || type > RANGE_DELETE || keyLen > Limits.MAX_KEY_BYTES || valueLen > Limits.MAX_VALUE_BYTES

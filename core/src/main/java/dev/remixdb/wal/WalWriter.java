@@ -37,7 +37,8 @@ import java.util.function.BooleanSupplier;
  * file header (24 bytes)
  *   offset size field
  *   0      6    magic "RMXWAL" (ASCII)
- *   6      2    u16 format version, 2 (version 1: the same, without the early bit)
+ *   6      2    u16 format version, 3 (version 2: the same without sync ops; version 1: also
+ *               without the early bit and marks)
  *   8      8    u64 file number of this WAL (checked on replay: a WAL renamed or mixed up is refused)
  *   16     4    reserved, 0
  *   20     4    u32 CRC32C of bytes [0, 20)
@@ -53,7 +54,10 @@ import java.util.function.BooleanSupplier;
  *   12     ...  ops, back to back:
  *                 u8      type: 1 = put, 2 = delete, 3 = range delete (every key from the key,
  *                         inclusive, to the value, exclusive; an empty value: to the end of the keys),
- *                         4 = mark (version 2: empty key and value, not replayed; see below)
+ *                         4 = mark (version 2: empty key and value, not replayed; see below),
+ *                         5 = synced (version 3: empty key, an 8-byte value, a u64 file offset X:
+ *                         a sync of the file through X had returned before this record was
+ *                         written; not replayed; see below)
  *                 varint  key length (unsigned LEB128, at most 5 bytes)
  *                 varint  value length (0 for a delete)
  *                 bytes   key
@@ -75,6 +79,16 @@ import java.util.function.BooleanSupplier;
  * settled. A {@link #close()} also ends a WAL that holds records with a mark, written and synced
  * after them: a damaged last record is then not at the tail, and a reader reports it as damage
  * instead of dropping it as a torn write.
+ *
+ * <p>Sync records (version 3): a power cut can keep any subset of the pages written since the last
+ * sync, a later page and not an earlier one, so damage followed by good records is not always
+ * damage: it can be a torn write in the unsynced tail. To tell the two apart, the first record
+ * added after a {@link #sync()} starts with a <em>synced</em> op giving the offset the sync covered
+ * (11 bytes, inside that record: its first seq is then one below its first write's, a seq the op
+ * uses and replay skips), and the closing mark is a record of one synced op. A reader that meets a
+ * bad record with good ones after it looks among those for a synced op past the bad record: found,
+ * the record had been synced and is damage; not found, nothing from the bad record on was ever
+ * synced, and it is cut off as a torn tail (the log stays a prefix of the writes).
  *
  * <p>Buffering: {@link #add} encodes ops into a buffer, where consecutive writes whose sequence
  * numbers follow on share one open record (up to {@value #RECORD_TARGET} bytes of payload), so the
@@ -134,8 +148,10 @@ public final class WalWriter implements AutoCloseable {
     private boolean openEarly;
     /** Whether the last record closed is early, with no mark after it (under the monitor). */
     private boolean unsettled;
-    /** Whether the last record added is a mark. */
-    private boolean endsWithMark;
+    /** The offset a returned sync covered the file through (under the monitor). */
+    private long syncedThrough;
+    /** The offset the last synced op buffered gives (under the monitor). */
+    private long syncRecorded = FILE_HEADER_SIZE;
     /**
      * Until it says true, whether the older WALs are durable; null once they are (or when there
      * are none), so that a record opened then is not early. Read under the monitor.
@@ -243,14 +259,19 @@ public final class WalWriter implements AutoCloseable {
         long before = buffer.size();
         if (openAt < 0 || firstSeq != openNextSeq || openPayload() + payload > RECORD_TARGET) {
             closeRecord();
-            openRecord(firstSeq);
+            if (syncedThrough > syncRecorded && firstSeq > 0) {
+                openRecord(firstSeq - 1);  // the synced op takes the seq before the first write's
+                encodeSynced(syncedThrough);
+                openCount = 1;
+            } else {
+                openRecord(firstSeq);
+            }
         }
         for (int i = 0; i < ops.size(); i++) {
             encode(ops.get(i), copies == null ? null : copies.segment(i), copies, i);
         }
         openCount += ops.size();
         openNextSeq = firstSeq + ops.size();
-        endsWithMark = false;
         long added = buffer.size() - before;
         if (buffered == 0) {
             bufferedSince = System.nanoTime();
@@ -391,7 +412,17 @@ public final class WalWriter implements AutoCloseable {
         }
         buffered += buffer.size() - before;
         unsettled = false;
-        endsWithMark = true;
+    }
+
+    /** Under the monitor: encodes a synced op (version 3) giving {@code through} into the open record. */
+    private void encodeSynced(long through) {
+        long at = buffer.reserve(WalFormat.SYNCED_OP_BYTES);
+        MemorySegment b = buffer.segment();
+        b.set(ValueLayout.JAVA_BYTE, at, WalFormat.SYNCED);
+        b.set(ValueLayout.JAVA_BYTE, at + 1, (byte) 0);  // key length
+        b.set(ValueLayout.JAVA_BYTE, at + 2, (byte) 8);  // value length
+        b.set(LONG, at + 3, through);
+        syncRecorded = through;
     }
 
     /**
@@ -422,15 +453,25 @@ public final class WalWriter implements AutoCloseable {
     }
 
     /**
-     * Under the monitor, in a close whose records are all synced: buffers the closing mark (see
-     * {@link #close()}) unless there is nothing to guard (no record) or early records are still
-     * unsettled (a mark would settle them, which only a sync after the older WALs may do).
+     * Under the monitor, in a close whose records, the file's first {@code records} bytes, are all
+     * synced: buffers the closing mark (see {@link #close()}), a record of one synced op, unless
+     * there is nothing to guard (no record). The record asks whether the older WALs are durable as
+     * any other does: if not yet, it is early and settles nothing (only a sync after them may).
      */
-    private boolean addClosingMarkLocked() {
-        if (failed || openNextSeq == 0 || unsettled || endsWithMark) {
-            return false;  // endsWithMark: the close's settling mark is the last record already
+    private boolean addClosingMarkLocked(long records) {
+        if (failed || openNextSeq == 0) {
+            return false;
         }
-        addMarkLocked();
+        closeRecord();
+        long before = buffer.size();
+        openRecord(openNextSeq - 1);  // the seq of the last op, which it does not replay
+        encodeSynced(records);
+        openCount = 1;
+        closeRecord();
+        if (buffered == 0) {
+            bufferedSince = System.nanoTime();
+        }
+        buffered += buffer.size() - before;
         return true;
     }
 
@@ -599,7 +640,14 @@ public final class WalWriter implements AutoCloseable {
                     }
                 }
                 flush();
+                long through;
+                synchronized (this) {
+                    through = written;  // every byte the force below covers, at least
+                }
                 force();
+                synchronized (this) {
+                    syncedThrough = Math.max(syncedThrough, through);
+                }
                 return;
             } catch (ClosedChannelException e) {
                 if (!closed) {
@@ -685,7 +733,7 @@ public final class WalWriter implements AutoCloseable {
                     long records;
                     synchronized (this) {
                         records = written;
-                        mark = addClosingMarkLocked();
+                        mark = addClosingMarkLocked(records);
                     }
                     if (mark) {
                         closeWithMark(records);

@@ -39,10 +39,19 @@ final class WalFixture {
 
     /**
      * Appends {@code records} random records to a new WAL, seqs running on from 1, and leaves the
-     * file as a crash after the last append would: every record, and no closing mark.
+     * file as a crash after the last append would: every record, and no closing mark. None synced.
      */
     static List<Written> write(Path path, long fileNumber, Random random, int records, int maxOps, int maxValue)
             throws IOException {
+        return write(path, fileNumber, random, records, maxOps, maxValue, false);
+    }
+
+    /**
+     * {@link #write(Path, long, Random, int, int, int)}, with a sync after each record when {@code
+     * synced}: then every record but the first starts with a synced op covering the ones before it.
+     */
+    static List<Written> write(Path path, long fileNumber, Random random, int records, int maxOps, int maxValue,
+                               boolean synced) throws IOException {
         List<Written> written = new ArrayList<>();
         try (WalWriter w = WalWriter.create(path, fileNumber)) {
             long seq = 1;
@@ -50,6 +59,9 @@ final class WalFixture {
                 List<WalOp> ops = randomOps(random, maxOps, maxValue);
                 long offset = w.bytesWritten();
                 long length = w.append(seq, ops);
+                if (synced) {
+                    w.sync();
+                }
                 assertEquals(offset + length, w.bytesWritten());
                 written.add(new Written(seq, ops, offset, length));
                 seq += ops.size() + random.nextInt(3);  // gaps are allowed

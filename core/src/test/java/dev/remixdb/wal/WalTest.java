@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class WalTest {
     /** A mark record: 12 bytes of header, 12 of payload prefix, an op of 3 (type, two zero lengths). */
-    private static final int MARK_RECORD_BYTES = 27;
+    /** The closing mark: a record of one synced op (12 + 12 + 11 bytes). */
+    private static final int MARK_RECORD_BYTES = 35;
 
     @TempDir
     Path dir;
@@ -165,10 +166,11 @@ class WalTest {
         }
     }
 
+    /** Records synced one by one: a later record says so, and a bad one before it is damage. */
     @Test
     void aFlippedByteInTheMiddleRecordIsCorruption() throws IOException {
         Path original = dir.resolve("original.wal");
-        List<Written> records = write(original, 5, new Random(4), 3, 3, 40);
+        List<Written> records = write(original, 5, new Random(4), 3, 3, 40, true);
         byte[] bytes = Files.readAllBytes(original);
         Written middle = records.get(1);
         for (long at = middle.offset(); at < middle.offset() + middle.length(); at++) {
@@ -202,11 +204,112 @@ class WalTest {
         }
     }
 
+    /**
+     * Records never synced, the middle one damaged with good ones after it: what a power cut can
+     * leave of unsynced writes (the disk kept a later page and not an earlier one). Nothing from the
+     * bad record on was durable, so it is a torn tail: cut, and the log replays as the state after
+     * the first record. Strict replay (an older WAL) still refuses it.
+     */
     @Test
-    void nonZeroBytesAfterABadLastRecordAreCorruption() throws IOException {
+    void aBadRecordThatNoLaterRecordShowsSyncedIsATornTail() throws IOException {
+        Path original = dir.resolve("unsynced.wal");
+        List<Written> records = write(original, 5, new Random(4), 3, 3, 40);
+        byte[] bytes = Files.readAllBytes(original);
+        Written middle = records.get(1);
+        for (long at = middle.offset(); at < middle.offset() + middle.length(); at++) {
+            byte[] damaged = bytes.clone();
+            damaged[(int) at] ^= 0x10;
+            Path path = dir.resolve("flip" + at + ".wal");
+            Files.write(path, damaged);
+            assertThrows(CorruptionException.class, () -> replay(path, 5, false, new ArrayList<>()));
+            List<Replayed> replayed = new ArrayList<>();
+            ReplayResult r = replay(path, 5, true, replayed);
+            assertSame(expected(records.subList(0, 1)), replayed);
+            assertEquals(middle.offset(), r.validLength(), "flip at " + at);
+            assertEquals(bytes.length - middle.offset(), r.tornBytes());
+            assertEquals(middle.offset(), Files.size(path), "cut where the good records end");
+        }
+        // The page of the middle record lost whole (zeros), the last record's bytes kept.
+        byte[] holed = bytes.clone();
+        Arrays.fill(holed, (int) middle.offset(), (int) (middle.offset() + middle.length()), (byte) 0);
+        Path path = dir.resolve("holed.wal");
+        Files.write(path, holed);
+        List<Replayed> replayed = new ArrayList<>();
+        assertEquals(middle.offset(), replay(path, 5, true, replayed).validLength());
+        assertSame(expected(records.subList(0, 1)), replayed);
+    }
+
+    /**
+     * A WAL's header is durable from its first sync on: a header of zeros with records after it is a
+     * WAL never synced of which a power cut kept later pages only (torn at 0, nothing replays),
+     * unless a record says the file was synced (damage).
+     */
+    @Test
+    void aZeroHeaderIsATornWalUnlessARecordShowsItSynced() throws IOException {
+        for (boolean synced : new boolean[] {false, true}) {
+            Path path = dir.resolve("zero-header-" + synced + ".wal");
+            write(path, 8, new Random(9), 3, 3, 40, synced);
+            byte[] bytes = Files.readAllBytes(path);
+            Arrays.fill(bytes, 0, 24, (byte) 0);
+            Files.write(path, bytes);
+            if (synced) {
+                CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 8, true, new ArrayList<>()));
+                assertEquals(0, e.offset(), e.getMessage());
+                assertEquals(bytes.length, Files.size(path));
+            } else {
+                List<Replayed> replayed = new ArrayList<>();
+                ReplayResult r = replay(path, 8, true, replayed);
+                assertEquals(0, r.validLength());
+                assertTrue(replayed.isEmpty());
+                assertFalse(WalReader.holdsRecords(path, 8));
+            }
+        }
+    }
+
+    /**
+     * The same in a WAL synced record by record, damaged in its second record: the third says the
+     * file was synced past it, so it is damage, named at its offset, and nothing is cut.
+     */
+    @Test
+    void aBadRecordThatALaterRecordShowsSyncedIsCorruptionWhateverFollows() throws IOException {
+        Path original = dir.resolve("synced.wal");
+        List<Written> records = write(original, 6, new Random(7), 4, 3, 300, true);
+        byte[] bytes = Files.readAllBytes(original);
+        Written second = records.get(1);
+        // Its header (the length: the reader must look for the next record at every offset) and its payload.
+        for (long at : new long[] {second.offset(), second.offset() + 9, second.offset() + 20, second.offset() + second.length() - 1}) {
+            byte[] damaged = bytes.clone();
+            damaged[(int) at] ^= 0x40;
+            // The last record's page lost too: the proof is in the third record, not at the end.
+            Arrays.fill(damaged, (int) records.get(3).offset(), damaged.length, (byte) 0x5A);
+            Path path = dir.resolve("flip" + at + ".wal");
+            Files.write(path, damaged);
+            CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 6, true, new ArrayList<>()),
+                    "flip at " + at);
+            assertEquals(second.offset(), e.offset(), e.getMessage());
+            assertTrue(e.getMessage().contains("synced through offset " + records.get(2).offset()), e.getMessage());
+            assertEquals(damaged.length, Files.size(path), "corruption is never truncated away");
+        }
+        // Damage in the last record: no record after it says it was synced (a crash before the next
+        // write), so it is a torn tail although the sync had returned; the close's mark guards that case.
+        byte[] damaged = bytes.clone();
+        damaged[(int) records.get(3).offset() + 20] ^= 1;
+        byte[] withGarbage = Arrays.copyOf(damaged, damaged.length + 100);
+        withGarbage[withGarbage.length - 1] = 1;
+        Path path = dir.resolve("last.wal");
+        Files.write(path, withGarbage);
+        List<Replayed> replayed = new ArrayList<>();
+        assertEquals(records.get(3).offset(), replay(path, 6, true, replayed).validLength());
+        assertSame(expected(records.subList(0, 3)), replayed);
+    }
+
+    /** Version 2 files (no synced ops) keep their rule: a bad record that non-zero bytes follow is damage. */
+    @Test
+    void nonZeroBytesAfterABadLastRecordAreCorruptionInAVersion2Wal() throws IOException {
         Path path = dir.resolve("garbage.wal");
         List<Written> records = write(path, 9, new Random(5), 3, 3, 40);
         byte[] bytes = Files.readAllBytes(path);
+        System.arraycopy(WalFormat.fileHeader(9, WalFormat.VERSION_2), 0, bytes, 0, 24);
         Written last = records.getLast();
         bytes[(int) last.offset() + 14] ^= 1;  // payload
         byte[] withGarbage = Arrays.copyOf(bytes, bytes.length + 100);
@@ -214,6 +317,14 @@ class WalTest {
         Files.write(path, withGarbage);
         CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 9, true, new ArrayList<>()));
         assertEquals(last.offset(), e.offset());
+
+        Written middle = records.get(1);
+        byte[] flipped = Files.readAllBytes(path);
+        flipped[(int) last.offset() + 14] ^= 1;  // the last record whole again
+        flipped[(int) middle.offset() + 14] ^= 1;
+        Files.write(path, Arrays.copyOf(flipped, bytes.length));
+        e = assertThrows(CorruptionException.class, () -> replay(path, 9, true, new ArrayList<>()));
+        assertEquals(middle.offset(), e.offset());
     }
 
     @Test
@@ -235,7 +346,7 @@ class WalTest {
         assertHeaderCorruption(path, checksum, 20);
 
         byte[] version = good.clone();
-        version[6] = 3;
+        version[6] = 4;
         patchInt(version, 20, crc(version, 0, 20));
         assertHeaderCorruption(path, version, 6);
 
@@ -622,7 +733,8 @@ class WalTest {
         w.add(5, List.of(WalOp.put(new byte[] {5}, new byte[] {50})));
         later.set(true);
         w.close();  // a close syncs: it settles too, the early record still open included
-        assertEquals(new ReplayResult(2, 1, 5, Files.size(closed), 0, 1), replay(closed, 34, false, new ArrayList<>()));
+        // The early record, the settling mark, the closing mark (a settling mark says nothing of a sync).
+        assertEquals(new ReplayResult(3, 1, 5, Files.size(closed), 0, 1), replay(closed, 34, false, new ArrayList<>()));
     }
 
     /**

@@ -189,7 +189,23 @@ final class DurableImage {
      * store is closed, or the file system refuses all writes). Afterwards that is the live state.
      */
     synchronized List<String> restore() throws IOException {
+        return restore(null);
+    }
+
+    /** Pages of a file a power cut keeps or loses as a whole. */
+    static final int PAGE = 4096;
+
+    /**
+     * {@link #restore()}, but with {@code pages} given, a file written since its last fsync keeps
+     * (with probability 1/2 for each such file) a random subset of the 4 KiB pages written since,
+     * at its length as last written; the other pages read as they were at the fsync, zeros past its
+     * length then. A real disk may write back dirty pages in any order and keep a later page of an
+     * append and not an earlier one: a log reader then meets a hole with good bytes after it.
+     */
+    synchronized List<String> restore(java.util.Random pages) throws IOException {
         List<String> changes = new ArrayList<>();
+        Map<Path, byte[]> unforced = new HashMap<>();
+        Map<Path, Long> unforcedFrom = new HashMap<>();
         for (Map.Entry<Path, Map<Path, FileState>> d : durableEntries.entrySet()) {
             Path dir = d.getKey();
             Map<Path, FileState> entries = d.getValue();
@@ -198,6 +214,13 @@ final class DurableImage {
                     if (Files.isRegularFile(f)) {
                         FileState st = live.get(f);
                         FileState kept = entries.get(f);
+                        if (pages != null && kept != null && st == kept && pages.nextBoolean()) {
+                            long from = Math.min(st.dirtyFrom, st.syncedLength);
+                            if (from < Files.size(f) || Files.size(f) != st.syncedLength) {
+                                unforced.put(f, Files.readAllBytes(f));
+                                unforcedFrom.put(f, from);
+                            }
+                        }
                         if (kept == null) {
                             changes.add("dropped " + f.getFileName() + " (its entry was never made durable)");
                         } else if (st != kept || Files.size(f) != kept.syncedLength) {
@@ -214,6 +237,10 @@ final class DurableImage {
                     Files.copy(shadowOf(st), f);
                 } else {
                     Files.createFile(f);
+                }
+                byte[] written = unforced.get(f);
+                if (written != null) {
+                    changes.add(keepSomePages(f, written, unforcedFrom.get(f), pages));
                 }
                 if (st.path == null || !st.path.equals(f)) {
                     changes.add("brought back " + f.getFileName());
@@ -234,6 +261,30 @@ final class DurableImage {
             d.setValue(fresh);
         }
         return changes;
+    }
+
+    /**
+     * Rewrites {@code f} (its content as of its last fsync) at the length of {@code written}, what
+     * was last written to it, with each page from {@code from} on taken from {@code written} or
+     * left as it was, at random.
+     */
+    private static String keepSomePages(Path f, byte[] written, long from, java.util.Random pages) throws IOException {
+        byte[] synced = Files.readAllBytes(f);
+        byte[] out = java.util.Arrays.copyOf(synced, written.length);
+        int kept = 0;
+        int total = 0;
+        for (long page = from / PAGE * PAGE; page < written.length; page += PAGE) {
+            total++;
+            if (pages.nextBoolean()) {
+                kept++;
+                int lo = (int) Math.max(page, from);
+                int hi = (int) Math.min(page + PAGE, written.length);
+                System.arraycopy(written, lo, out, lo, hi - lo);
+            }
+        }
+        Files.write(f, out);
+        return f.getFileName() + ": " + written.length + " bytes, " + kept + " of the " + total
+                + " pages written since its fsync kept";
     }
 
     /** Deletes the shadow copies. */

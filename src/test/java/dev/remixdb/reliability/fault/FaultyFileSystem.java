@@ -148,10 +148,18 @@ public final class FaultyFileSystem extends FileSystem {
      * file, for messages.
      */
     public synchronized List<String> restorePower() throws IOException {
+        return restorePower(null);
+    }
+
+    /**
+     * {@link #restorePower()}, where with {@code pages} given a file may also keep a random subset
+     * of the pages written since its last fsync (see {@link DurableImage#restore(java.util.Random)}).
+     */
+    public synchronized List<String> restorePower(java.util.Random pages) throws IOException {
         if (!powerCut) {
             throw new IllegalStateException("the power was not cut");
         }
-        List<String> changes = image.restore();
+        List<String> changes = image.restore(pages);
         powerCut = false;
         return changes;
     }
