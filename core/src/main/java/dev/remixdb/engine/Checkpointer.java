@@ -1,6 +1,7 @@
 package dev.remixdb.engine;
 
 import dev.remixdb.files.FileNames;
+import dev.remixdb.wal.WalWriter;
 import dev.remixdb.files.StoreDirectory;
 import dev.remixdb.files.DirectoryClaim;
 import dev.remixdb.version.Manifest;
@@ -145,6 +146,9 @@ public final class Checkpointer {
                 }
             }
             copyPrefix(FileNames.wal(storeDir, activeWal), FileNames.wal(partial, activeWal), moment[1]);
+            // Synced below with everything else: say so in the copy, so that damage in its records
+            // later reads as damage, not as a torn, never synced, tail to cut.
+            WalWriter.appendSyncedMark(FileNames.wal(partial, activeWal), moment[2]);
             Manifest.write(partial, new Manifest.Data(maxNumber + 1, Math.min(oldestWal, activeWal), moment[2],
                     s.version().sequence(), entries));
             syncAll(partial);

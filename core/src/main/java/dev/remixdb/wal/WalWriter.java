@@ -57,7 +57,7 @@ import java.util.function.BooleanSupplier;
  *                         4 = mark (version 2: empty key and value, not replayed; see below),
  *                         5 = synced (version 3: empty key, an 8-byte value, a u64 file offset X:
  *                         a sync of the file through X had returned before this record was
- *                         written; not replayed; see below)
+ *                         written; alone in its record; not replayed; see below)
  *                 varint  key length (unsigned LEB128, at most 5 bytes)
  *                 varint  value length (0 for a delete)
  *                 bytes   key
@@ -82,13 +82,15 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Sync records (version 3): a power cut can keep any subset of the pages written since the last
  * sync, a later page and not an earlier one, so damage followed by good records is not always
- * damage: it can be a torn write in the unsynced tail. To tell the two apart, the first record
- * added after a {@link #sync()} starts with a <em>synced</em> op giving the offset the sync covered
- * (11 bytes, inside that record: its first seq is then one below its first write's, a seq the op
- * uses and replay skips), and the closing mark is a record of one synced op. A reader that meets a
- * bad record with good ones after it looks among those for a synced op past the bad record: found,
- * the record had been synced and is damage; not found, nothing from the bad record on was ever
- * synced, and it is cut off as a torn tail (the log stays a prefix of the writes).
+ * damage: it can be a torn write in the unsynced tail. To tell the two apart, each {@link #sync()}
+ * that made new bytes durable writes, once it returned, a record of one <em>synced</em> op giving
+ * the offset it covered (35 bytes and one write call per sync; the seq of the last op, not
+ * replayed), and the closing mark is such a record. A reader that meets a bad record with good ones
+ * after it looks among those for a synced op past the bad record: found, the record had been synced
+ * and is damage; not found, nothing from the bad record on was ever synced (but for a crash between
+ * a sync's return and its record's write), and it is cut off as a torn tail (the log stays a prefix
+ * of the writes). {@link #appendSyncedMark} adds such a record to a log synced by other means (a
+ * checkpoint's copy, a log replayed after a crash).
  *
  * <p>Buffering: {@link #add} encodes ops into a buffer, where consecutive writes whose sequence
  * numbers follow on share one open record (up to {@value #RECORD_TARGET} bytes of payload), so the
@@ -152,6 +154,10 @@ public final class WalWriter implements AutoCloseable {
     private long syncedThrough;
     /** The offset the last synced op buffered gives (under the monitor). */
     private long syncRecorded = FILE_HEADER_SIZE;
+    /** The log's length after its last record that is not a synced op's (under the monitor). */
+    private long dataEnd = FILE_HEADER_SIZE;
+    /** The log's length after a synced op's record that covered everything before it; -1: none (under the monitor). */
+    private long coveredEnd = -1;
     /**
      * Until it says true, whether the older WALs are durable; null once they are (or when there
      * are none), so that a record opened then is not early. Read under the monitor.
@@ -199,6 +205,56 @@ public final class WalWriter implements AutoCloseable {
         } catch (IOException | RuntimeException | Error e) {
             Closeables.closeAll(List.<AutoCloseable>of(writer.channel, writer.buffer), e);
             throw e;
+        }
+    }
+
+    /**
+     * Appends to the WAL at {@code path}, which must end after a whole record and be durable up to
+     * there by other means (a checkpoint's copy, synced with it; a log replayed and synced after a
+     * crash), a record of one synced op giving its length, with seq {@code seq} (the last op's, or
+     * any seq not above the store's last). Not synced: the caller syncs the file after. Without it a
+     * later damaged record there would read as a torn, never synced, tail. Does nothing to a log
+     * that holds no record, that ends with such a record already, or of an older format (version
+     * 2 has no synced op); returns whether it appended.
+     */
+    public static boolean appendSyncedMark(Path path, long seq) throws IOException {
+        if (seq < 0) {
+            throw new IllegalArgumentException("seq " + seq);
+        }
+        try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = c.size();
+            ByteBuffer header = ByteBuffer.allocate(FILE_HEADER_SIZE).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            if (size <= FILE_HEADER_SIZE || c.read(header, 0) < FILE_HEADER_SIZE
+                    || header.getShort(6) != WalFormat.VERSION) {
+                return false;
+            }
+            int recordBytes = RECORD_HEADER_SIZE + PAYLOAD_PREFIX + WalFormat.SYNCED_OP_BYTES;
+            if (size >= FILE_HEADER_SIZE + recordBytes) {
+                ByteBuffer last = ByteBuffer.allocate(recordBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                c.read(last, size - recordBytes);
+                if (!last.hasRemaining() && last.getInt(0) == PAYLOAD_PREFIX + WalFormat.SYNCED_OP_BYTES
+                        && last.get(RECORD_HEADER_SIZE + PAYLOAD_PREFIX) == WalFormat.SYNCED
+                        && last.getLong(RECORD_HEADER_SIZE + PAYLOAD_PREFIX + 3) == size - recordBytes) {
+                    return false;  // it says the file was synced up to it already
+                }
+            }
+            MemorySegment r = MemorySegment.ofArray(new byte[recordBytes]);
+            int payload = PAYLOAD_PREFIX + WalFormat.SYNCED_OP_BYTES;
+            r.set(LONG, RECORD_HEADER_SIZE, seq);
+            r.set(INT, RECORD_HEADER_SIZE + 8, 1);
+            long op = RECORD_HEADER_SIZE + PAYLOAD_PREFIX;
+            r.set(ValueLayout.JAVA_BYTE, op, WalFormat.SYNCED);
+            r.set(ValueLayout.JAVA_BYTE, op + 1, (byte) 0);
+            r.set(ValueLayout.JAVA_BYTE, op + 2, (byte) 8);
+            r.set(LONG, op + 3, size);
+            r.set(INT, 0, payload);
+            r.set(INT, 4, Checksums.crc32c(r, RECORD_HEADER_SIZE, payload));
+            r.set(INT, 8, Checksums.crc32c(r, 0, 8));
+            ByteBuffer out = r.asByteBuffer();
+            for (long at = size; out.hasRemaining(); ) {
+                at += c.write(out, at);
+            }
+            return true;
         }
     }
 
@@ -259,19 +315,14 @@ public final class WalWriter implements AutoCloseable {
         long before = buffer.size();
         if (openAt < 0 || firstSeq != openNextSeq || openPayload() + payload > RECORD_TARGET) {
             closeRecord();
-            if (syncedThrough > syncRecorded && firstSeq > 0) {
-                openRecord(firstSeq - 1);  // the synced op takes the seq before the first write's
-                encodeSynced(syncedThrough);
-                openCount = 1;
-            } else {
-                openRecord(firstSeq);
-            }
+            openRecord(firstSeq);
         }
         for (int i = 0; i < ops.size(); i++) {
             encode(ops.get(i), copies == null ? null : copies.segment(i), copies, i);
         }
         openCount += ops.size();
         openNextSeq = firstSeq + ops.size();
+        dataEnd = written + writing + buffer.size();
         long added = buffer.size() - before;
         if (buffered == 0) {
             bufferedSince = System.nanoTime();
@@ -412,6 +463,7 @@ public final class WalWriter implements AutoCloseable {
         }
         buffered += buffer.size() - before;
         unsettled = false;
+        dataEnd = written + writing + buffer.size();
     }
 
     /** Under the monitor: encodes a synced op (version 3) giving {@code through} into the open record. */
@@ -459,19 +511,10 @@ public final class WalWriter implements AutoCloseable {
      * any other does: if not yet, it is early and settles nothing (only a sync after them may).
      */
     private boolean addClosingMarkLocked(long records) {
-        if (failed || openNextSeq == 0) {
-            return false;
+        if (failed || openNextSeq == 0 || coveredEnd == records) {
+            return false;  // coveredEnd: the log ends with a record saying it was synced up to it
         }
-        closeRecord();
-        long before = buffer.size();
-        openRecord(openNextSeq - 1);  // the seq of the last op, which it does not replay
-        encodeSynced(records);
-        openCount = 1;
-        closeRecord();
-        if (buffered == 0) {
-            bufferedSince = System.nanoTime();
-        }
-        buffered += buffer.size() - before;
+        addSyncedMarkLocked(records);
         return true;
     }
 
@@ -648,6 +691,7 @@ public final class WalWriter implements AutoCloseable {
                 synchronized (this) {
                     syncedThrough = Math.max(syncedThrough, through);
                 }
+                recordSync();
                 return;
             } catch (ClosedChannelException e) {
                 if (!closed) {
@@ -665,6 +709,52 @@ public final class WalWriter implements AutoCloseable {
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /**
+     * After a sync returned: writes (not synced) a record of one synced op saying how far it
+     * reached, unless one says so already, so that the proof is in the file at once: a crash before
+     * the next write would otherwise leave every record that sync covered unproven, and a reader
+     * would take damage in them for a torn tail. A record opened during the sync (writes added
+     * meanwhile, not covered) is closed first, the mark after it. A failure to write the mark does
+     * not fail the sync, whose records are durable; the writer takes nothing more then, and the next
+     * write or sync reports why.
+     */
+    private void recordSync() {
+        writeLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            synchronized (this) {
+                // Only for records not proven yet: a sync after nothing but the last such record adds none.
+                if (failed || Math.min(syncedThrough, dataEnd) <= syncRecorded || openNextSeq == 0) {
+                    return;
+                }
+                addSyncedMarkLocked(syncedThrough);
+            }
+            flushLocked();
+        } catch (IOException | RuntimeException e) {
+            // failed is set: the next add or sync reports it
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Under the monitor: buffers a record of one synced op giving {@code through}, after the last record. */
+    private void addSyncedMarkLocked(long through) {
+        closeRecord();
+        long before = buffer.size();
+        long at = written + writing + before;
+        openRecord(openNextSeq - 1);  // the seq of the last op, which it does not replay
+        encodeSynced(through);
+        openCount = 1;
+        closeRecord();
+        if (buffered == 0) {
+            bufferedSince = System.nanoTime();
+        }
+        buffered += buffer.size() - before;
+        coveredEnd = through == at ? written + writing + buffer.size() : -1;
     }
 
     /** The log's length: the file header plus every record added, written or still buffered. */

@@ -48,7 +48,7 @@ final class WalFixture {
 
     /**
      * {@link #write(Path, long, Random, int, int, int)}, with a sync after each record when {@code
-     * synced}: then every record but the first starts with a synced op covering the ones before it.
+     * synced}: then a record of one synced op follows each (but the last, cut off with the closing mark).
      */
     static List<Written> write(Path path, long fileNumber, Random random, int records, int maxOps, int maxValue,
                                boolean synced) throws IOException {
@@ -59,10 +59,10 @@ final class WalFixture {
                 List<WalOp> ops = randomOps(random, maxOps, maxValue);
                 long offset = w.bytesWritten();
                 long length = w.append(seq, ops);
-                if (synced) {
-                    w.sync();
-                }
                 assertEquals(offset + length, w.bytesWritten());
+                if (synced) {
+                    w.sync();  // and a record saying so after it
+                }
                 written.add(new Written(seq, ops, offset, length));
                 seq += ops.size() + random.nextInt(3);  // gaps are allowed
             }

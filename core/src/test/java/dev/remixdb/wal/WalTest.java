@@ -267,8 +267,9 @@ class WalTest {
     }
 
     /**
-     * The same in a WAL synced record by record, damaged in its second record: the third says the
-     * file was synced past it, so it is damage, named at its offset, and nothing is cut.
+     * The same in a WAL synced record by record (each followed by a record saying so), damaged in its
+     * second record: later records say the file was synced past it, so it is damage, named at its
+     * offset, and nothing is cut.
      */
     @Test
     void aBadRecordThatALaterRecordShowsSyncedIsCorruptionWhateverFollows() throws IOException {
@@ -287,7 +288,9 @@ class WalTest {
             CorruptionException e = assertThrows(CorruptionException.class, () -> replay(path, 6, true, new ArrayList<>()),
                     "flip at " + at);
             assertEquals(second.offset(), e.offset(), e.getMessage());
-            assertTrue(e.getMessage().contains("synced through offset " + records.get(2).offset()), e.getMessage());
+            // The record after the third says the file was synced through the third's end.
+            long thirdEnd = records.get(2).offset() + records.get(2).length();
+            assertTrue(e.getMessage().contains("synced through offset " + thirdEnd), e.getMessage());
             assertEquals(damaged.length, Files.size(path), "corruption is never truncated away");
         }
         // Damage in the last record: no record after it says it was synced (a crash before the next
@@ -554,7 +557,10 @@ class WalTest {
         }
         List<Replayed> replayed = new ArrayList<>();
         ReplayResult result = replay(path, 6, false, replayed);
-        assertEquals(threads * perThread + 1, result.records());  // + the closing mark
+        // + the closing mark, and a record for each sync that found records not yet synced
+        assertEquals(threads * perThread * 2, result.ops());
+        assertTrue(result.records() > threads * perThread && result.records() <= threads * perThread + 1 + threads * 4,
+                "records: " + result.records());
         for (int i = 0; i < replayed.size(); i += 2) {
             Replayed a = replayed.get(i);
             Replayed b = replayed.get(i + 1);
@@ -710,13 +716,13 @@ class WalTest {
         AtomicBoolean durable = new AtomicBoolean();
         try (WalWriter w = WalWriter.create(path, 33, durable::get)) {
             w.add(1, List.of(WalOp.put(new byte[] {1}, new byte[] {10})));
-            w.sync();  // the older WALs are not durable: nothing to settle yet
+            w.sync();  // the older WALs are not durable: nothing to settle yet (the sync's own record is early too)
             ReplayResult early = replay(path, 33, false, new ArrayList<>());
-            assertEquals(new ReplayResult(1, 1, 1, Files.size(path), 0, 1), early);
+            assertEquals(new ReplayResult(2, 1, 1, Files.size(path), 0, 2), early);
             assertTrue(early.allEarly());
             durable.set(true);
-            w.sync();  // a mark: one record, not early, replaying nothing
-            assertEquals(new ReplayResult(2, 1, 1, Files.size(path), 0, 1), replay(path, 33, false, new ArrayList<>()));
+            w.sync();  // a mark: one record, not early, replaying nothing; then the sync's record
+            assertEquals(new ReplayResult(4, 1, 1, Files.size(path), 0, 2), replay(path, 33, false, new ArrayList<>()));
             long size = Files.size(path);
             w.sync();  // settled already
             assertEquals(size, Files.size(path));
@@ -724,7 +730,7 @@ class WalTest {
         }
         List<Replayed> replayed = new ArrayList<>();
         ReplayResult r = replay(path, 33, false, replayed);
-        assertEquals(new ReplayResult(3 + 1, 2, 2, Files.size(path), 0, 1), r);  // + the closing mark
+        assertEquals(new ReplayResult(5 + 1, 2, 2, Files.size(path), 0, 2), r);  // + the closing mark
         assertEquals(List.of(1L, 2L), replayed.stream().map(Replayed::seq).toList());
 
         Path closed = dir.resolve("000034.wal");
