@@ -731,6 +731,12 @@ public final class WalWriter implements AutoCloseable {
                 if (failed || Math.min(syncedThrough, dataEnd) <= syncRecorded || openNextSeq == 0) {
                     return;
                 }
+                if (openAt < 0 && buffer.size() == 0) {
+                    writeMarkAloneLocked();
+                    return;
+                }
+                // Writes came during the sync: the mark goes after them, and is written with them
+                // (their write failing is a write failure like any).
                 addSyncedMarkLocked(syncedThrough);
             }
             flushLocked();
@@ -738,6 +744,43 @@ public final class WalWriter implements AutoCloseable {
             // failed is set: the next add or sync reports it
         } finally {
             writeLock.unlock();
+        }
+    }
+
+    /**
+     * Under {@link #writeLock} and the monitor (no add can slip in: one small write), with nothing
+     * buffered: writes a synced op's record at the end of the file. Its failure (a full disk) costs
+     * the mark alone, as a closing mark's does: what of it reached the file is cut off again and the
+     * writer goes on, its records durable; only a failed cut stops it (the file may end torn).
+     */
+    private void writeMarkAloneLocked() {
+        long at = written;
+        long recorded = syncRecorded;
+        boolean wasUnsettled = unsettled;
+        addSyncedMarkLocked(syncedThrough);
+        long n = buffer.size();
+        try {
+            writeFully(buffer.segment().asSlice(0, n).asByteBuffer(), at);
+            written = at + n;
+        } catch (IOException | RuntimeException e) {
+            syncRecorded = recorded;
+            coveredEnd = -1;
+            unsettled = wasUnsettled;
+            try {
+                uninterruptibly(c -> {
+                    if (c.size() > at) {
+                        c.truncate(at);
+                    }
+                    return null;
+                });
+            } catch (IOException | RuntimeException cut) {
+                e.addSuppressed(cut);
+                failed = true;
+                failure = e;
+            }
+        } finally {
+            buffer.clear();
+            buffered = 0;
         }
     }
 

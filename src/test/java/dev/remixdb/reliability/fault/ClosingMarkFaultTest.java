@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
- * A close ends a WAL with a mark written after its records are durable; the mark only guards them,
+ * A close ends a WAL with a mark written after its records are durable (and a sync, with one saying
+ * how far it reached); the mark only guards them,
  * so a disk that fails its write must not fail the close, nor (for a retired WAL, closed in the
  * background) the store, nor leave a torn mark that reads as an older WAL cut short. The first two
  * tests fail on the build that first wrote the mark (found by a review).
@@ -54,18 +55,45 @@ class ClosingMarkFaultTest {
     void aFailedClosingMarkOfARetiredWalDoesNotFailTheStore() throws Exception {
         Path real = tmp.resolve("db");
         FaultyFileSystem fs = new FaultyFileSystem();
-        try (RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().syncWrites(true).build())) {
+        // Each write in the file at once, none synced: the retired WAL's close syncs and marks it.
+        try (RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().walFlushMillis(0).build())) {
             db.put(b("k"), b("v"));
             // From here the 1st WAL write is the new WAL's header at the switch, the 2nd the retired
             // WAL's closing mark.
             fs.failOn(Op.WRITE, Kind.WAL, 1, false);
             db.compactMemtable();
-            assertDoesNotThrow(() -> db.put(b("k2"), b("v2")), "a synced put after a switch whose old WAL was durable");
-            assertDoesNotThrow(db::sync);
+            assertDoesNotThrow(() -> {
+                db.put(b("k2"), b("v2"));
+                db.sync();
+            }, "a synced put after a switch whose old WAL was durable");
         }
         try (RemixDB again = RemixDB.open(real)) {
             assertArrayEquals(b("v"), again.get(b("k")));
             assertArrayEquals(b("v2"), again.get(b("k2")));
+        }
+    }
+
+    /**
+     * The record a sync writes once it returned, saying how far it reached, is a mark too: a disk
+     * that fails its write (full, say) fails neither that write nor later ones, nor the close; the
+     * records are durable. The mark's bytes are cut off again.
+     */
+    @Test
+    void aFailedSyncRecordDoesNotFailTheStore() throws Exception {
+        Path real = tmp.resolve("db");
+        FaultyFileSystem fs = new FaultyFileSystem();
+        try (RemixDB db = RemixDB.open(fs.wrap(real), Options.builder().syncWrites(true).build())) {
+            db.put(b("k"), b("v"));
+            // The 1st WAL write from here is k2's record, the 2nd the record saying its sync returned.
+            fs.failOn(Op.WRITE, Kind.WAL, 1, false);
+            assertDoesNotThrow(() -> db.put(b("k2"), b("v2")), "a synced put whose sync's record failed");
+            fs.heal();
+            assertDoesNotThrow(() -> db.put(b("k3"), b("v3")), "a synced put after it");
+        }
+        try (RemixDB again = RemixDB.open(real)) {
+            assertArrayEquals(b("v"), again.get(b("k")));
+            assertArrayEquals(b("v2"), again.get(b("k2")));
+            assertArrayEquals(b("v3"), again.get(b("k3")));
         }
     }
 
