@@ -1,13 +1,19 @@
 package dev.remixdb;
 
+import dev.remixdb.compaction.RemixDbPolicy;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,11 +21,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A platform thread reuses one write request for its puts and deletes (no garbage per write). What
@@ -37,7 +46,9 @@ class WriteRequestReuseTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** A deadlock would hang the build at the close below (it joins the compactor): fail instead. */
     @Test
+    @Timeout(300)
     void aFunctionRunOnAnotherWritersThreadCannotTakeItsRequest() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (RemixDB db = RemixDB.open(dir, Options.builder().memtableBytes(1 << 20).build())) {
@@ -100,6 +111,92 @@ class WriteRequestReuseTest {
         try (RemixDB db = RemixDB.open(dir)) {
             assertNull(db.get(b("x")));
             assertArrayEquals(b("fine"), db.get(b("after")));
+        }
+    }
+
+    /**
+     * A function's write is refused before it waits for anything. It used to be refused only once it
+     * held the write queue's lock, while the function runs under the memtable's insert lock; a
+     * compaction that puts aborted partitions' versions back takes the queue's lock and then waits
+     * for the insert lock, so the two waited for each other for good (seen once as a hang of
+     * {@link #aFunctionRunOnAnotherWritersThreadCannotTakeItsRequest} on a loaded machine). Tiny
+     * memtables, many partitions and a policy that aborts whatever it can make those put-backs
+     * constant here.
+     */
+    @Test
+    @Timeout(120)
+    void aFunctionsRefusedWriteNeverWaitsForACompactionPuttingVersionsBack() throws Exception {
+        Options options = Options.builder().memtableBytes(32 * 1024).tableBytes(8 * 1024).blockCacheBytes(1 << 20)
+                .abortFraction(0.5).compactionPolicy(RemixDbPolicy.builder().maxTables(4).abortBelowFraction(1.0).build())
+                .build();
+        RemixDB db = RemixDB.open(dir, options);
+        byte[] value = new byte[40];
+        for (int i = 0; i < 20_000; i++) {
+            db.put(b(String.format("k%05d", (i * 7919) % 4000)), value);
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong refused = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        // Most writes in a few partitions: the others get little new data and are aborted, their
+        // versions put back into the active memtable.
+        Thread writer = Thread.ofPlatform().daemon().start(() -> {
+            Random rnd = new Random(1);
+            try {
+                while (!stop.get()) {
+                    int k = rnd.nextInt(10) < 8 ? rnd.nextInt(200) : rnd.nextInt(4000);
+                    db.put(b(String.format("k%05d", k)), value);
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            }
+        });
+        Thread computer = Thread.ofPlatform().daemon().start(() -> {
+            Random rnd = new Random(2);
+            try {
+                while (!stop.get()) {
+                    db.compute(b(String.format("k%05d", rnd.nextInt(4000))), old -> {
+                        // A while under the insert lock first: a put-back that begins meanwhile takes
+                        // the queue's lock and waits, which is when the write below used to wait for good.
+                        java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+                        try {
+                            db.put(b("from a function"), b("never"));
+                            failure.compareAndSet(null, new AssertionError("a function's write was not refused"));
+                        } catch (IllegalStateException e) {
+                            refused.incrementAndGet();
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                        return old;
+                    });
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            }
+        });
+        // Five seconds: before the fix, the deadlock came after 80 to 300 refused writes (4 runs of 4).
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        long aborts = 0;
+        while (failure.get() == null && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            long[] deadlocked = ManagementFactory.getThreadMXBean().findDeadlockedThreads();
+            if (deadlocked != null) {
+                // The store cannot be closed (close would wait for the deadlocked compactor): left to the JVM.
+                stop.set(true);
+                fail("deadlock after " + refused.get() + " refused writes: " + Arrays.toString(
+                        ManagementFactory.getThreadMXBean().getThreadInfo(deadlocked, true, true)));
+            }
+            aborts = db.stats().compactions().abort();
+        }
+        stop.set(true);
+        writer.join(30_000);
+        computer.join(30_000);
+        try {
+            assertNull(failure.get());
+            assertTrue(aborts >= 20 && refused.get() >= 50, "aborted partitions put back " + aborts
+                    + " times while " + refused.get() + " writes were refused: " + db.stats().compactions());
+            assertNull(db.get(b("from a function")));
+        } finally {
+            db.close();
         }
     }
 

@@ -352,12 +352,15 @@ public final class WritePipeline {
         boolean syncGroup = false;
         WalWriter log;
         MemtableRef mem;
+        // Refused before the lock: the function runs under insertLock, and a compaction putting
+        // aborted versions back holds the lock while it waits for insertLock (reinsert), so a
+        // function's write that waited for the lock first deadlocked the two.
+        if (applying == Thread.currentThread()) {
+            throw new IllegalStateException("a read-modify-write function must not write to the store it runs on");
+        }
         lock.lock();
         try {
             checkWritable();
-            if (applying == Thread.currentThread()) {
-                throw new IllegalStateException("a read-modify-write function must not write to the store it runs on");
-            }
             requests.addLast(w);
             while (!w.done && requests.peekFirst() != w) {
                 if (w.turn == null) {
