@@ -193,7 +193,7 @@ public final class RemixDB implements AutoCloseable {
      * calling thread before the write queues, so concurrent computes read in parallel; the group's
      * leader only checks in memory that nothing wrote the key since (and reads it again if something
      * did), so {@code current} is always the value as of the writes before this one. Keep the
-     * function short (its group waits for it), and do not write to this store from it
+     * function short (its group waits for it), and do not write to, sync or close this store from it
      * ({@link IllegalStateException}); it runs on another thread than the caller's, so it must not
      * wait for a lock the caller holds, and the caller's thread-locals are not its own. An
      * exception from the function (checked ones a lambda hides included), or a result over the value

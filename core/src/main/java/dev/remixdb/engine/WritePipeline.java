@@ -916,6 +916,11 @@ public final class WritePipeline {
         if (closed) {
             throw closedError.get();
         }
+        if (applying == Thread.currentThread()) {
+            // Before the lock, as for writes (see submit): a compaction putting versions back holds
+            // the lock while it waits for the insert lock, which the function's thread holds.
+            throw new IllegalStateException("a read-modify-write function must not sync the store it runs on");
+        }
         if (unloggedPending()) {
             // An empty logged write: its turn at the head persists what skipped the WAL.
             submit(WriteRequest.turnOnly(), false, true, null);
