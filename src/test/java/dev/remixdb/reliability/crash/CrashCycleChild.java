@@ -1,6 +1,9 @@
 package dev.remixdb.reliability.crash;
 
 import dev.remixdb.Options;
+import dev.remixdb.compaction.CompactionPolicies;
+import dev.remixdb.compaction.CompactionPolicy;
+import dev.remixdb.compaction.GarneringPolicy;
 import dev.remixdb.compaction.RemixDbPolicy;
 import dev.remixdb.RemixDB;
 import dev.remixdb.Stats;
@@ -21,9 +24,15 @@ public final class CrashCycleChild {
     /** Small enough that memtable switches, table writes, REMIX rebuilds and splits never stop. */
     static Options options() {
         // At most 4 tables per partition, so that partitions fill up and Major compactions and
-        // splits come as often as Minor ones.
+        // splits come as often as Minor ones. The policy the parent names (system property
+        // remixdb.compactionPolicy: the garnering-policy run of the suite) with the same bound; an
+        // explicit policy would override the property, and that run used to repeat the default one.
+        String policy = System.getProperty("remixdb.compactionPolicy", "remixdb").trim();
+        CompactionPolicy p = policy.equals("garnering") ? GarneringPolicy.builder().maxTables(4).splitAboveTables(3).build()
+                : policy.equals("remixdb") ? RemixDbPolicy.builder().maxTables(4).build()
+                : CompactionPolicies.named(policy);
         return Options.builder().memtableBytes(128 * 1024).tableBytes(16 * 1024).blockCacheBytes(1 << 20)
-                .compactionPolicy(RemixDbPolicy.builder().maxTables(4).build()).build();
+                .compactionPolicy(p).build();
     }
 
     public static void main(String[] args) throws Exception {
