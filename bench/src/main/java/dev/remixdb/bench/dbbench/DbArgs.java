@@ -114,6 +114,11 @@ public final class DbArgs {
             + "directIo (io_uring), RocksDB's use_direct_reads. The block caches are then the only caches.")
     boolean directIo;
 
+    @Option(names = "--sync", description = "Every write is durable before it returns: RemixDB's syncWrites, "
+            + "RocksDB's WriteOptions sync. Each write waits for an fsync (concurrent writers share one): use small "
+            + "counts, e.g. --keys 20k --phases load or --writers 4.")
+    boolean sync;
+
     @Option(names = "--memory-limit", paramLabel = "SIZE",
             description = "Run each child JVM in a memory cgroup of this size (like 3g): page cache included, so "
                     + "data larger than it is read from the disk. Needs root and the cgroup v1 memory controller.")
@@ -217,7 +222,7 @@ public final class DbArgs {
         return new DbOptions(List.copyOf(expanded), phaseSpecs, List.copyOf(storeNames), keyCount, readCount, seekCount,
                 scanCount, writeCount, deleteCount, values, d, zipfTheta, threadCount, writerCount, seed, cache, remixMemtable,
                 rocksWriteBuffer, reuseCursors, heapSize, splitJvmOpts(jvmOpts), jfr, dir, keep, json, chart,
-                !noProgress, quick, engine, limit, directIo, scanViews, policyName);
+                !noProgress, quick, engine, limit, directIo, scanViews, policyName, sync);
     }
 
     private static long orElse(Long given, long fallback) {

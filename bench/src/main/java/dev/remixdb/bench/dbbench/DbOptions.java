@@ -17,7 +17,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
                         long remixMemtableMb, long rocksWriteBufferMb, boolean reuseCursors, String heap,
                         List<String> jvmOpts, Path jfr, Path dir, boolean keep, Path json, Path chart,
                         boolean progress, boolean quick, String ioEngine, long memoryLimitBytes,
-                        boolean directIo, boolean scanViews, String policy) {
+                        boolean directIo, boolean scanViews, String policy, boolean sync) {
 
     /** The child JVM's default options besides the heap: the same collector as bench/run. */
     static final String DEFAULT_JVM_OPTS = "-XX:+UseParallelGC";
@@ -59,6 +59,9 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         }
         if (scanViews) {
             a.add("--scan-views");
+        }
+        if (sync) {
+            a.add("--sync");
         }
         add(a, "policy", policy);
         if (jfr != null) {
@@ -102,6 +105,7 @@ public record DbOptions(List<String> phaseNames, List<PhaseSpec> phases, List<St
         m.put("directIo", directIo);
         m.put("scanViews", scanViews);
         m.put("compactionPolicy", policy);
+        m.put("syncWrites", sync);
         return m;
     }
 }

@@ -23,7 +23,7 @@ final class RemixStore implements Store {
         Options.Builder b = Options.builder()
                 .memtableBytes(o.remixMemtableMb() << 20)
                 .blockCacheBytes(o.cacheMb() << 20)
-                .syncWrites(false)
+                .syncWrites(o.sync())
                 .ioEngine(switch (o.ioEngine()) {
                     case "io_uring" -> dev.remixdb.IoEngine.IO_URING;
                     case "filechannel" -> dev.remixdb.IoEngine.FILE_CHANNEL;

@@ -19,7 +19,7 @@ import org.rocksdb.WriteOptions;
 /**
  * RocksDB (rocksdbjni) behind {@link Store}, configured as the issue says: 64 MiB write buffers, 3 of
  * them, 64 MiB target file size, no compression, a 10-bit Bloom filter and a 1 GiB LRU block cache
- * ({@code --rocks-write-buffer-mb}, {@code --cache-mb}); WAL on, no sync per write. Everything else
+ * ({@code --rocks-write-buffer-mb}, {@code --cache-mb}); WAL on, no sync per write (one with {@code --sync}). Everything else
  * is RocksDB's default.
  */
 final class RocksStore implements Store {
@@ -45,7 +45,7 @@ final class RocksStore implements Store {
         LRUCache cache = new LRUCache(o.cacheMb() << 20);
         BloomFilter bloom = new BloomFilter(10);
         Options options = options(o, cache, bloom);
-        WriteOptions write = new WriteOptions().setSync(false).setDisableWAL(false);
+        WriteOptions write = new WriteOptions().setSync(o.sync()).setDisableWAL(false);
         try {
             return new RocksStore(options, cache, bloom, write, RocksDB.open(options, dir.toString()));
         } catch (RocksDBException e) {
@@ -99,7 +99,7 @@ final class RocksStore implements Store {
                     Units.mib(def.maxBytesForLevelBase())));
             out.add(new Setting("use_direct_reads", String.valueOf(set.useDirectReads()),
                     String.valueOf(def.useDirectReads())));
-            out.add(new Setting("write_options.sync", String.valueOf(w.sync()), "false"));
+            out.add(new Setting("write_options.sync", String.valueOf(o.sync()), String.valueOf(w.sync())));
             out.add(new Setting("write_options.disableWAL", String.valueOf(w.disableWAL()), "false"));
         }
         return out;
