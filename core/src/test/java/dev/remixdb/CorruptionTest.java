@@ -64,7 +64,7 @@ class CorruptionTest {
     private static final int TRIALS = Integer.getInteger("remixdb.corruption.trials", 30);
 
     /** The mark record a close ends a WAL with, one synced op (see {@link dev.remixdb.wal.WalWriter}). */
-    private static final int MARK_RECORD_BYTES = 35;
+    private static final int MARK_RECORD_BYTES = 39;
 
     /** Every write in the WAL file at once (walFlushMillis 0): the test cuts the WAL at known record ends. */
     private static final Options OPTIONS = Options.builder().memtableBytes(16 * 1024).tableBytes(8 * 1024)

@@ -188,10 +188,17 @@ public final class Recovery {
             // Writes acknowledged before a kill may still be only in the page cache: made durable
             // here, since writes after this open may be synced and must not outlive them (a WAL
             // whose torn tail was cut is synced by the cut).
-            // The newest log's records are durable from here: a record saying so makes damage in
-            // them read as damage later, not as a torn, never synced, tail to cut.
-            boolean marked = tail && r.records() > 0 && r.maxSeq() >= 0 && WalWriter.appendSyncedMark(path, r.maxSeq());
-            if (!r.torn() || marked) {
+            if (!r.torn()) {
+                WalReader.sync(path);
+            }
+            // The newest log's records are durable now: a record saying so makes damage in them
+            // read as damage later, not as a torn, never synced, tail to cut. Only after the sync
+            // above: written with the records, a power cut could keep it and lose a page of them,
+            // and the next open would refuse a log none of whose records had been synced.
+            // Not into a file another directory shares: a checkpoint links the older WALs, and its
+            // open must not write into the store's.
+            if (tail && r.records() > 0 && r.maxSeq() >= 0 && !linkedElsewhere(path)
+                    && WalWriter.appendSyncedMark(path, r.maxSeq())) {
                 WalReader.sync(path);
             }
             if (i > 0 && r.records() == 0 && r.tornBytes() == 0) {
@@ -199,6 +206,15 @@ public final class Recovery {
             }
         }
         return lastSeq;
+    }
+
+    /** Whether {@code file} has other hard links (where the file system tells; false where it does not). */
+    private static boolean linkedElsewhere(Path file) {
+        try {
+            return ((Number) Files.getAttribute(file, "unix:nlink")).intValue() > 1;
+        } catch (UnsupportedOperationException | IllegalArgumentException | IOException e) {
+            return false;
+        }
     }
 
     /** The corruption behind a sequence gap met in WAL {@code wals[i]}. */

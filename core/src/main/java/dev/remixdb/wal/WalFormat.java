@@ -37,15 +37,21 @@ final class WalFormat {
      */
     static final byte MARK = 4;
     /**
-     * Version 3: an op of this type (empty key, an 8-byte value: a u64 file offset X) says that a
-     * sync of the file through offset X had returned before its record was written. Not replayed. It
+     * Version 3: an op of this type (a 4-byte key: the log's nonce, from its file header; an 8-byte
+     * value: a u64 file offset X) says that a sync of this log through offset X had returned before
+     * its record was written. Not replayed. The nonce ties it to its log: the bytes of another log
+     * kept in a value are not taken for this one's (a value may hold anything). It
      * tells a torn write from damage: bytes before X were durable, so a bad record there is damage,
      * while a bad record that no later record proves synced can be the unsynced tail of the log
      * that a power cut tore (the disk may have kept a later page of it and not an earlier one).
      */
     static final byte SYNCED = 5;
-    /** Bytes of a {@link #SYNCED} op: type, key length 0, value length 8, the offset. */
-    static final int SYNCED_OP_BYTES = 11;
+    /** Bytes of a {@link #SYNCED} op: type, key length 4, value length 8, the nonce, the offset. */
+    static final int SYNCED_OP_BYTES = 15;
+    /** Bytes of a record of one {@link #SYNCED} op. */
+    static final int SYNCED_RECORD_BYTES = RECORD_HEADER_SIZE + PAYLOAD_PREFIX + SYNCED_OP_BYTES;
+    /** Where a version 3 file header keeps the log's nonce (a reserved zero field in versions 1 and 2). */
+    static final int NONCE_OFFSET = 16;
     /** Varints of key and value lengths take at most five bytes (lengths below 2^31). */
     static final int MAX_VARINT = 5;
     /**
@@ -56,12 +62,18 @@ final class WalFormat {
 
     private WalFormat() {}
 
-    /** The file header of WAL {@code fileNumber} in format {@code version}. */
+    /** The file header of WAL {@code fileNumber} in format {@code version}, nonce 0. */
     static byte[] fileHeader(long fileNumber, short version) {
+        return fileHeader(fileNumber, version, 0);
+    }
+
+    /** The file header of WAL {@code fileNumber} in format {@code version} with {@code nonce} (version 3). */
+    static byte[] fileHeader(long fileNumber, short version, int nonce) {
         MemorySegment h = MemorySegment.ofArray(new byte[FILE_HEADER_SIZE]);
         MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, h, 0, MAGIC.length);
         h.set(SHORT, 6, version);
         h.set(LONG, 8, fileNumber);
+        h.set(INT, NONCE_OFFSET, nonce);
         h.set(INT, 20, Checksums.crc32c(h, 0, 20));
         return h.toArray(ValueLayout.JAVA_BYTE);
     }

@@ -80,6 +80,10 @@ public final class WalReader {
     private long earlyRecords;
     /** The file's format version, once its header was read. */
     private short version;
+    /** Version 3: the nonce of the file header, which the log's synced ops repeat. */
+    private int nonce;
+    /** Whether {@link #nonce} is known (the header was read whole): a zeroed header's is not. */
+    private boolean nonceKnown;
     /** Why the log ended early, once a torn tail is found. */
     private String tornReason;
     /** Parse position in the read buffer. */
@@ -193,7 +197,8 @@ public final class WalReader {
                 return false;
             }
             MemorySegment s = in.load(0, size);
-            if (MemorySegment.mismatch(s, 0, size, expected, 0, size) < 0
+            long known = Math.min(size, WalFormat.NONCE_OFFSET);  // version 3: the nonce and CRC are unknown
+            if (MemorySegment.mismatch(s, 0, known, expected, 0, known) < 0
                     || MemorySegment.mismatch(s, 0, size, older, 0, size) < 0
                     || MemorySegment.mismatch(s, 0, size, oldest, 0, size) < 0 || in.zeroFrom(0)) {
                 tornReason = "file header incomplete (" + size + " bytes): the WAL was being created";
@@ -202,8 +207,11 @@ public final class WalReader {
             throw new CorruptionException(path, 0, "file of " + size + " bytes is neither a WAL nor the start of one");
         }
         MemorySegment s = in.load(0, FILE_HEADER_SIZE);
-        if (MemorySegment.mismatch(s, 0, FILE_HEADER_SIZE, expected, 0, FILE_HEADER_SIZE) < 0) {
+        if (MemorySegment.mismatch(s, 0, WalFormat.NONCE_OFFSET, expected, 0, WalFormat.NONCE_OFFSET) < 0
+                && s.get(INT, 20) == Checksums.crc32c(s, 0, 20)) {
             version = WalFormat.VERSION;
+            nonce = s.get(INT, WalFormat.NONCE_OFFSET);
+            nonceKnown = true;
             return true;
         }
         if (MemorySegment.mismatch(s, 0, FILE_HEADER_SIZE, older, 0, FILE_HEADER_SIZE) < 0) {
@@ -331,7 +339,7 @@ public final class WalReader {
                 if (Checksums.crc32c(s, o, (int) length) == payloadCrc) {
                     // Not skipped over: a record found inside another one's bytes (a value that
                     // holds one) must not hide the real records it overlaps.
-                    synced = Math.max(synced, syncedIn(s, o, (int) length, p));
+                    synced = Math.max(synced, syncedIn(s, o, (int) length, p, nonceKnown, nonce));
                 }
             }
             p++;
@@ -339,8 +347,11 @@ public final class WalReader {
         return synced;
     }
 
-    /** The largest offset a synced op of the payload at {@code o} gives (below its record at {@code recordPos}), or 0. */
-    private static long syncedIn(MemorySegment s, long o, int length, long recordPos) {
+    /**
+     * The largest offset a synced op of the payload at {@code o} gives (below its record at {@code
+     * recordPos}, with this log's nonce when it is known), or 0.
+     */
+    private static long syncedIn(MemorySegment s, long o, int length, long recordPos, boolean nonceKnown, int nonce) {
         long end = o + length;
         long synced = 0;
         int count = s.get(INT, o + 8) & ~WalFormat.EARLY;
@@ -359,8 +370,9 @@ public final class WalReader {
             at += v & 7;
             long keyLen = k >>> 3;
             long valueLen = v >>> 3;
-            if (type == WalFormat.SYNCED && keyLen == 0 && valueLen == 8 && at + 8 <= end) {
-                long x = s.get(LONG, at);
+            if (type == WalFormat.SYNCED && keyLen == 4 && valueLen == 8 && at + 12 <= end
+                    && (!nonceKnown || s.get(INT, at) == nonce)) {
+                long x = s.get(LONG, at + 4);
                 if (x <= recordPos) {
                     synced = Math.max(synced, x);
                 }
@@ -399,14 +411,16 @@ public final class WalReader {
                 marks++;  // settles the early records before it; nothing to replay
                 continue;
             }
-            if (type == WalFormat.SYNCED && version >= WalFormat.VERSION && keyLen == 0 && valueLen == 8 && at + 8 <= end) {
-                long through = s.get(LONG, at);
+            if (type == WalFormat.SYNCED && version >= WalFormat.VERSION && keyLen == 4 && valueLen == 8 && at + 12 <= end) {
+                int opNonce = s.get(INT, at);
+                long through = s.get(LONG, at + 4);
                 long recordPos = filePos - RECORD_HEADER_SIZE;
-                if (through < FILE_HEADER_SIZE || through > recordPos) {
+                if (opNonce != nonce || through < FILE_HEADER_SIZE || through > recordPos) {
                     throw new CorruptionException(path, filePos + (opAt - o), "synced op " + i + " gives offset " + through
-                            + ", not between the file header and its own record at " + recordPos);
+                            + " and nonce " + hex(opNonce) + ": not between the file header and its own record at "
+                            + recordPos + ", or not this log's nonce " + hex(nonce));
                 }
-                at += 8;
+                at += 12;
                 marks++;  // nothing to replay
                 continue;
             }

@@ -40,7 +40,7 @@ import java.util.function.BooleanSupplier;
  *   6      2    u16 format version, 3 (version 2: the same without sync ops; version 1: also
  *               without the early bit and marks)
  *   8      8    u64 file number of this WAL (checked on replay: a WAL renamed or mixed up is refused)
- *   16     4    reserved, 0
+ *   16     4    version 3: a random nonce, which the log's synced ops repeat; versions 1 and 2: 0
  *   20     4    u32 CRC32C of bytes [0, 20)
  * records, back to back until the end of the file
  *   0      4    u32 payload length N, 12 &lt;= N &lt;= 2^30
@@ -55,9 +55,9 @@ import java.util.function.BooleanSupplier;
  *                 u8      type: 1 = put, 2 = delete, 3 = range delete (every key from the key,
  *                         inclusive, to the value, exclusive; an empty value: to the end of the keys),
  *                         4 = mark (version 2: empty key and value, not replayed; see below),
- *                         5 = synced (version 3: empty key, an 8-byte value, a u64 file offset X:
- *                         a sync of the file through X had returned before this record was
- *                         written; alone in its record; not replayed; see below)
+ *                         5 = synced (version 3: a 4-byte key, the header's nonce, and an 8-byte
+ *                         value, a u64 file offset X: a sync of the file through X had returned
+ *                         before this record was written; alone in its record; not replayed; see below)
  *                 varint  key length (unsigned LEB128, at most 5 bytes)
  *                 varint  value length (0 for a delete)
  *                 bytes   key
@@ -84,7 +84,7 @@ import java.util.function.BooleanSupplier;
  * sync, a later page and not an earlier one, so damage followed by good records is not always
  * damage: it can be a torn write in the unsynced tail. To tell the two apart, each {@link #sync()}
  * that made new bytes durable writes, once it returned, a record of one <em>synced</em> op giving
- * the offset it covered (35 bytes and one write call per sync; the seq of the last op, not
+ * the offset it covered (39 bytes and one write call per sync; the seq of the last op, not
  * replayed), and the closing mark is such a record. A reader that meets a bad record with good ones
  * after it looks among those for a synced op past the bad record: found, the record had been synced
  * and is damage; not found, nothing from the bad record on was ever synced (but for a crash between
@@ -120,6 +120,8 @@ public final class WalWriter implements AutoCloseable {
 
     private final Path path;
     private final long fileNumber;
+    /** A random number in the file header that this log's synced ops repeat (see {@link WalFormat#SYNCED}). */
+    private final int nonce;
     /**
      * The file. Reopened when the interrupt of a thread in an I/O call closed it (see
      * {@link #uninterruptibly}); replaced under {@link #writeLock}.
@@ -179,6 +181,11 @@ public final class WalWriter implements AutoCloseable {
         this.fileNumber = fileNumber;
         this.channel = channel;
         this.olderWalsDurable = olderWalsDurable;
+        int n;
+        do {
+            n = java.util.concurrent.ThreadLocalRandom.current().nextInt();
+        } while (n == 0);
+        this.nonce = n;
     }
 
     /**
@@ -199,7 +206,7 @@ public final class WalWriter implements AutoCloseable {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         WalWriter writer = new WalWriter(path, fileNumber, channel, olderWalsDurable);
         try {
-            writer.writeFully(ByteBuffer.wrap(WalFormat.fileHeader(fileNumber, WalFormat.VERSION)), 0);
+            writer.writeFully(ByteBuffer.wrap(WalFormat.fileHeader(fileNumber, WalFormat.VERSION, writer.nonce)), 0);
             writer.written = FILE_HEADER_SIZE;
             return writer;
         } catch (IOException | RuntimeException | Error e) {
@@ -228,13 +235,15 @@ public final class WalWriter implements AutoCloseable {
                     || header.getShort(6) != WalFormat.VERSION) {
                 return false;
             }
-            int recordBytes = RECORD_HEADER_SIZE + PAYLOAD_PREFIX + WalFormat.SYNCED_OP_BYTES;
+            int nonce = header.getInt(WalFormat.NONCE_OFFSET);
+            int recordBytes = WalFormat.SYNCED_RECORD_BYTES;
+            long op = RECORD_HEADER_SIZE + PAYLOAD_PREFIX;
             if (size >= FILE_HEADER_SIZE + recordBytes) {
                 ByteBuffer last = ByteBuffer.allocate(recordBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
                 c.read(last, size - recordBytes);
                 if (!last.hasRemaining() && last.getInt(0) == PAYLOAD_PREFIX + WalFormat.SYNCED_OP_BYTES
-                        && last.get(RECORD_HEADER_SIZE + PAYLOAD_PREFIX) == WalFormat.SYNCED
-                        && last.getLong(RECORD_HEADER_SIZE + PAYLOAD_PREFIX + 3) == size - recordBytes) {
+                        && last.get((int) op) == WalFormat.SYNCED && last.getInt((int) op + 3) == nonce
+                        && last.getLong((int) op + 7) == size - recordBytes) {
                     return false;  // it says the file was synced up to it already
                 }
             }
@@ -242,11 +251,11 @@ public final class WalWriter implements AutoCloseable {
             int payload = PAYLOAD_PREFIX + WalFormat.SYNCED_OP_BYTES;
             r.set(LONG, RECORD_HEADER_SIZE, seq);
             r.set(INT, RECORD_HEADER_SIZE + 8, 1);
-            long op = RECORD_HEADER_SIZE + PAYLOAD_PREFIX;
             r.set(ValueLayout.JAVA_BYTE, op, WalFormat.SYNCED);
-            r.set(ValueLayout.JAVA_BYTE, op + 1, (byte) 0);
+            r.set(ValueLayout.JAVA_BYTE, op + 1, (byte) 4);
             r.set(ValueLayout.JAVA_BYTE, op + 2, (byte) 8);
-            r.set(LONG, op + 3, size);
+            r.set(INT, op + 3, nonce);
+            r.set(LONG, op + 7, size);
             r.set(INT, 0, payload);
             r.set(INT, 4, Checksums.crc32c(r, RECORD_HEADER_SIZE, payload));
             r.set(INT, 8, Checksums.crc32c(r, 0, 8));
@@ -471,9 +480,10 @@ public final class WalWriter implements AutoCloseable {
         long at = buffer.reserve(WalFormat.SYNCED_OP_BYTES);
         MemorySegment b = buffer.segment();
         b.set(ValueLayout.JAVA_BYTE, at, WalFormat.SYNCED);
-        b.set(ValueLayout.JAVA_BYTE, at + 1, (byte) 0);  // key length
+        b.set(ValueLayout.JAVA_BYTE, at + 1, (byte) 4);  // key length: the nonce
         b.set(ValueLayout.JAVA_BYTE, at + 2, (byte) 8);  // value length
-        b.set(LONG, at + 3, through);
+        b.set(INT, at + 3, nonce);
+        b.set(LONG, at + 7, through);
         syncRecorded = through;
     }
 

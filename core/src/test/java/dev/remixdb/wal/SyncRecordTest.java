@@ -56,7 +56,7 @@ class SyncRecordTest {
             Files.copy(path, image);  // what a kill now leaves (and a power cut too: all of it is synced)
         }
         byte[] bytes = Files.readAllBytes(image);
-        assertEquals(second + (second - 24) + 35, bytes.length, "two whole records of the same size, then the sync's record");
+        assertEquals(second + (second - 24) + 39, bytes.length, "two whole records of the same size, then the sync's record");
         bytes[24 + 12 + 14] ^= 1;  // bit rot in the first record's payload (its key)
         Files.write(image, bytes);
         List<Replayed> replayed = new ArrayList<>();
@@ -84,19 +84,19 @@ class SyncRecordTest {
         try (WalWriter w = WalWriter.create(path, 43)) {
             w.append(1, List.of(WalOp.put(b("key-a"), value)));
             firstEnd = w.bytesInFile();
-            w.sync();  // acknowledged; the record saying so follows, 35 bytes
+            w.sync();  // acknowledged; the record saying so follows, 39 bytes
             w.append(2, List.of(WalOp.put(b("b"), b("2"))));
             w.append(3, List.of(WalOp.put(b("c"), b("3"))));
             w.flush();
         }
         byte[] bytes = Files.readAllBytes(path);
-        bytes = Arrays.copyOf(bytes, bytes.length - 35);  // no closing mark: a kill
+        bytes = Arrays.copyOf(bytes, bytes.length - 39);  // no closing mark: a kill
         // Inside the first record's value, at its offset 100: a record header whose payload runs to
         // the end of the sync's record (the proof), with the right checksums.
         int first = 24;
         int valueAt = first + 12 + 12 + 1 + 1 + 2 + 5;  // header, prefix, type, key len, value len (2 bytes), key
         int fakeAt = valueAt + 100;
-        int fakeLength = (int) (firstEnd + 35 - (fakeAt + 12));
+        int fakeLength = (int) (firstEnd + 39 - (fakeAt + 12));
         ByteBuffer bb = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         bb.putInt(fakeAt, fakeLength);
         bb.putInt(fakeAt + 4, crc(bytes, fakeAt + 12, fakeLength));
@@ -150,7 +150,7 @@ class SyncRecordTest {
             w.flush();
         }
         bytes = Files.readAllBytes(big);
-        bytes = Arrays.copyOf(bytes, bytes.length - 35);
+        bytes = Arrays.copyOf(bytes, bytes.length - 39);
         bytes[24 + 40] ^= 1;
         Files.write(big, bytes);
         t0 = System.nanoTime();
@@ -159,29 +159,6 @@ class SyncRecordTest {
         System.out.println("scan: 64 MiB of records " + many + " ms; one 60 MiB record " + one + " ms");
         assertTrue(r.torn());
         assertTrue(many < 10_000 && one < 10_000, many + " / " + one + " ms");
-    }
-
-    // --- hand-made records ---
-
-    private static byte[] syncedOp(long through) {
-        ByteBuffer op = ByteBuffer.allocate(11).order(ByteOrder.LITTLE_ENDIAN);
-        op.put((byte) 5).put((byte) 0).put((byte) 8).putLong(through);
-        return op.array();
-    }
-
-    private static byte[] record(long firstSeq, List<byte[]> ops) {
-        int payload = 12 + ops.stream().mapToInt(o -> o.length).sum();
-        ByteBuffer r = ByteBuffer.allocate(12 + payload).order(ByteOrder.LITTLE_ENDIAN);
-        r.position(12);
-        r.putLong(firstSeq).putInt(ops.size());
-        for (byte[] o : ops) {
-            r.put(o);
-        }
-        byte[] bytes = r.array();
-        r.putInt(0, payload);
-        r.putInt(4, crc(bytes, 12, payload));
-        r.putInt(8, crc(bytes, 0, 8));
-        return bytes;
     }
 
     private static int crc(byte[] bytes, int off, int len) {

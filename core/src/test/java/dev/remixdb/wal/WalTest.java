@@ -36,8 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class WalTest {
     /** A mark record: 12 bytes of header, 12 of payload prefix, an op of 3 (type, two zero lengths). */
-    /** The closing mark: a record of one synced op (12 + 12 + 11 bytes). */
-    private static final int MARK_RECORD_BYTES = 35;
+    /** The closing mark: a record of one synced op (12 + 12 + 15 bytes). */
+    private static final int MARK_RECORD_BYTES = 39;
 
     @TempDir
     Path dir;

@@ -109,7 +109,7 @@ class ClosingMarkFaultTest {
             w.add(1, List.of(WalOp.put(b("a"), b("1")), WalOp.put(b("b"), b("2"))));
             w.sync();
             records = w.bytesWritten();
-            fs.spaceLimit(10);  // the mark is 35 bytes
+            fs.spaceLimit(10);  // the mark is 39 bytes
         }
         fs.heal();
         Path real = dir.resolve("000001.wal");
