@@ -38,14 +38,11 @@ class SyncRecordStoreTest {
         Path live = tmp.resolve("live");
         Path image = tmp.resolve("image");
         try (RemixDB db = RemixDB.open(live, options())) {
-            db.put(b("a"), b("1"));
-            db.put(b("b"), b("2"));
-            db.put(b("c"), b("3"));
+            putThree(db);
             db.sync();  // a, b and c are durable: the sync returned
             copyDir(live, image);  // a kill now (or a power cut: everything is synced)
         }
-        flipInFirstRecord(newestWal(image));
-        openExpectingDataOrCorruption(image);
+        flipFirstRecordAndOpen(image);
     }
 
     @Test
@@ -53,13 +50,10 @@ class SyncRecordStoreTest {
         Path live = tmp.resolve("live");
         Path cp = tmp.resolve("cp");
         try (RemixDB db = RemixDB.open(live, options())) {
-            db.put(b("a"), b("1"));
-            db.put(b("b"), b("2"));
-            db.put(b("c"), b("3"));
+            putThree(db);
             db.checkpoint(cp);  // a copy of the active WAL up to this moment: no closing mark, no synced op
         }
-        flipInFirstRecord(newestWal(cp));
-        openExpectingDataOrCorruption(cp);
+        flipFirstRecordAndOpen(cp);
     }
 
     @Test
@@ -68,17 +62,27 @@ class SyncRecordStoreTest {
         Path killed = tmp.resolve("killed");
         Path image = tmp.resolve("image");
         try (RemixDB db = RemixDB.open(live, options())) {
-            db.put(b("a"), b("1"));
-            db.put(b("b"), b("2"));
-            db.put(b("c"), b("3"));
+            putThree(db);
             copyDir(live, killed);  // a kill: in the WAL file, never synced
         }
         try (RemixDB db = RemixDB.open(killed, options())) {
             assertArrayEquals(b("1"), db.get(b("a")));  // replayed, and synced by the open
             copyDir(killed, image);  // a crash now: before any other write
         }
-        flipInFirstRecord(newestWal(image));
-        openExpectingDataOrCorruption(image);
+        flipFirstRecordAndOpen(image);
+    }
+
+    /** a, b and c, a record each (walFlushMillis 0), none synced. */
+    private static void putThree(RemixDB db) throws IOException {
+        db.put(b("a"), b("1"));
+        db.put(b("b"), b("2"));
+        db.put(b("c"), b("3"));
+    }
+
+    /** Bit rot in the newest WAL's first record: the open refuses, or a and c read back. */
+    private void flipFirstRecordAndOpen(Path dir) throws IOException {
+        flipInFirstRecord(newestWal(dir));
+        openExpectingDataOrCorruption(dir);
     }
 
     private void openExpectingDataOrCorruption(Path dir) throws IOException {

@@ -62,6 +62,28 @@ final class WalFormat {
 
     private WalFormat() {}
 
+    /** Writes a {@link #SYNCED} op, {@link #SYNCED_OP_BYTES} long, at {@code at}. */
+    static void putSyncedOp(MemorySegment b, long at, int nonce, long through) {
+        b.set(ValueLayout.JAVA_BYTE, at, SYNCED);
+        b.set(ValueLayout.JAVA_BYTE, at + 1, (byte) 4);  // key length: the nonce
+        b.set(ValueLayout.JAVA_BYTE, at + 2, (byte) 8);  // value length: the offset
+        b.set(INT, at + 3, nonce);
+        b.set(LONG, at + 7, through);
+    }
+
+    /** A whole record of one {@link #SYNCED} op with seq {@code seq}, not early, checksums included. */
+    static byte[] syncedRecord(long seq, int nonce, long through) {
+        MemorySegment r = MemorySegment.ofArray(new byte[SYNCED_RECORD_BYTES]);
+        int payload = PAYLOAD_PREFIX + SYNCED_OP_BYTES;
+        r.set(LONG, RECORD_HEADER_SIZE, seq);
+        r.set(INT, RECORD_HEADER_SIZE + 8, 1);
+        putSyncedOp(r, RECORD_HEADER_SIZE + PAYLOAD_PREFIX, nonce, through);
+        r.set(INT, 0, payload);
+        r.set(INT, 4, Checksums.crc32c(r, RECORD_HEADER_SIZE, payload));
+        r.set(INT, 8, Checksums.crc32c(r, 0, 8));
+        return r.toArray(ValueLayout.JAVA_BYTE);
+    }
+
     /** The file header of WAL {@code fileNumber} in format {@code version}, nonce 0. */
     static byte[] fileHeader(long fileNumber, short version) {
         return fileHeader(fileNumber, version, 0);

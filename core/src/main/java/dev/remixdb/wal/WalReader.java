@@ -370,6 +370,7 @@ public final class WalReader {
             at += v & 7;
             long keyLen = k >>> 3;
             long valueLen = v >>> 3;
+            // The key is the nonce, the value the offset.
             if (type == WalFormat.SYNCED && keyLen == 4 && valueLen == 8 && at + 12 <= end
                     && (!nonceKnown || s.get(INT, at) == nonce)) {
                 long x = s.get(LONG, at + 4);
@@ -412,8 +413,8 @@ public final class WalReader {
                 continue;
             }
             if (type == WalFormat.SYNCED && version >= WalFormat.VERSION && keyLen == 4 && valueLen == 8 && at + 12 <= end) {
-                int opNonce = s.get(INT, at);
-                long through = s.get(LONG, at + 4);
+                int opNonce = s.get(INT, at);  // the key: the log's nonce
+                long through = s.get(LONG, at + 4);  // the value: the offset
                 long recordPos = filePos - RECORD_HEADER_SIZE;
                 if (opNonce != nonce || through < FILE_HEADER_SIZE || through > recordPos) {
                     throw new CorruptionException(path, filePos + (opAt - o), "synced op " + i + " gives offset " + through

@@ -21,6 +21,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
@@ -158,8 +159,6 @@ public final class WalWriter implements AutoCloseable {
     private long syncRecorded = FILE_HEADER_SIZE;
     /** The log's length after its last record that is not a synced op's (under the monitor). */
     private long dataEnd = FILE_HEADER_SIZE;
-    /** The log's length after a synced op's record that covered everything before it; -1: none (under the monitor). */
-    private long coveredEnd = -1;
     /**
      * Until it says true, whether the older WALs are durable; null once they are (or when there
      * are none), so that a record opened then is not early. Read under the monitor.
@@ -237,29 +236,19 @@ public final class WalWriter implements AutoCloseable {
             }
             int nonce = header.getInt(WalFormat.NONCE_OFFSET);
             int recordBytes = WalFormat.SYNCED_RECORD_BYTES;
-            long op = RECORD_HEADER_SIZE + PAYLOAD_PREFIX;
             if (size >= FILE_HEADER_SIZE + recordBytes) {
-                ByteBuffer last = ByteBuffer.allocate(recordBytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer last = ByteBuffer.allocate(recordBytes);
                 c.read(last, size - recordBytes);
-                if (!last.hasRemaining() && last.getInt(0) == PAYLOAD_PREFIX + WalFormat.SYNCED_OP_BYTES
-                        && last.get((int) op) == WalFormat.SYNCED && last.getInt((int) op + 3) == nonce
-                        && last.getLong((int) op + 7) == size - recordBytes) {
-                    return false;  // it says the file was synced up to it already
+                // The last record is one this method would write (its length, op count and op; the
+                // seq and so the checksums may differ): it says so already.
+                byte[] same = WalFormat.syncedRecord(0, nonce, size - recordBytes);
+                int countAt = RECORD_HEADER_SIZE + 8;
+                if (!last.hasRemaining() && Arrays.mismatch(last.array(), 0, 4, same, 0, 4) < 0
+                        && Arrays.mismatch(last.array(), countAt, recordBytes, same, countAt, recordBytes) < 0) {
+                    return false;
                 }
             }
-            MemorySegment r = MemorySegment.ofArray(new byte[recordBytes]);
-            int payload = PAYLOAD_PREFIX + WalFormat.SYNCED_OP_BYTES;
-            r.set(LONG, RECORD_HEADER_SIZE, seq);
-            r.set(INT, RECORD_HEADER_SIZE + 8, 1);
-            r.set(ValueLayout.JAVA_BYTE, op, WalFormat.SYNCED);
-            r.set(ValueLayout.JAVA_BYTE, op + 1, (byte) 4);
-            r.set(ValueLayout.JAVA_BYTE, op + 2, (byte) 8);
-            r.set(INT, op + 3, nonce);
-            r.set(LONG, op + 7, size);
-            r.set(INT, 0, payload);
-            r.set(INT, 4, Checksums.crc32c(r, RECORD_HEADER_SIZE, payload));
-            r.set(INT, 8, Checksums.crc32c(r, 0, 8));
-            ByteBuffer out = r.asByteBuffer();
+            ByteBuffer out = ByteBuffer.wrap(WalFormat.syncedRecord(seq, nonce, size));
             for (long at = size; out.hasRemaining(); ) {
                 at += c.write(out, at);
             }
@@ -477,13 +466,7 @@ public final class WalWriter implements AutoCloseable {
 
     /** Under the monitor: encodes a synced op (version 3) giving {@code through} into the open record. */
     private void encodeSynced(long through) {
-        long at = buffer.reserve(WalFormat.SYNCED_OP_BYTES);
-        MemorySegment b = buffer.segment();
-        b.set(ValueLayout.JAVA_BYTE, at, WalFormat.SYNCED);
-        b.set(ValueLayout.JAVA_BYTE, at + 1, (byte) 4);  // key length: the nonce
-        b.set(ValueLayout.JAVA_BYTE, at + 2, (byte) 8);  // value length
-        b.set(INT, at + 3, nonce);
-        b.set(LONG, at + 7, through);
+        WalFormat.putSyncedOp(buffer.segment(), buffer.reserve(WalFormat.SYNCED_OP_BYTES), nonce, through);
         syncRecorded = through;
     }
 
@@ -521,8 +504,12 @@ public final class WalWriter implements AutoCloseable {
      * any other does: if not yet, it is early and settles nothing (only a sync after them may).
      */
     private boolean addClosingMarkLocked(long records) {
-        if (failed || openNextSeq == 0 || coveredEnd == records) {
-            return false;  // coveredEnd: the log ends with a record saying it was synced up to it
+        if (failed || openNextSeq == 0
+                || (syncRecorded > FILE_HEADER_SIZE && syncRecorded + WalFormat.SYNCED_RECORD_BYTES == records)) {
+            // The last record says the file was synced up to it: once a synced op was written (its
+            // record starts at or after the offset it gives), only one giving its own offset and
+            // followed by nothing ends the log there.
+            return false;
         }
         addSyncedMarkLocked(records);
         return true;
@@ -774,7 +761,6 @@ public final class WalWriter implements AutoCloseable {
             written = at + n;
         } catch (IOException | RuntimeException e) {
             syncRecorded = recorded;
-            coveredEnd = -1;
             unsettled = wasUnsettled;
             try {
                 uninterruptibly(c -> {
@@ -798,7 +784,6 @@ public final class WalWriter implements AutoCloseable {
     private void addSyncedMarkLocked(long through) {
         closeRecord();
         long before = buffer.size();
-        long at = written + writing + before;
         openRecord(openNextSeq - 1);  // the seq of the last op, which it does not replay
         encodeSynced(through);
         openCount = 1;
@@ -807,7 +792,6 @@ public final class WalWriter implements AutoCloseable {
             bufferedSince = System.nanoTime();
         }
         buffered += buffer.size() - before;
-        coveredEnd = through == at ? written + writing + buffer.size() : -1;
     }
 
     /** The log's length: the file header plus every record added, written or still buffered. */
