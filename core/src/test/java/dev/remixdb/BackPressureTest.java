@@ -165,4 +165,66 @@ class BackPressureTest {
             }
         }
     }
+
+    /**
+     * The first round runs long (its plan waits at a gate): no round has finished, so no drain rate
+     * is known from one, yet the writers filling the next memtable are slowed by the round's rate so
+     * far before they come to a stop; and each group is slowed for all its writes, not its leader's.
+     */
+    @Test
+    @Timeout(120)
+    void writersAreSlowedByARoundThatRunsLongBeforeTheyStop() throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        SlowPolicy policy = new SlowPolicy(0, gate);
+        // A memtable that takes the writers many milliseconds to fill, so that the round has begun
+        // before they fill the next one.
+        Options options = Options.builder().memtableBytes(1 << 20).tableBytes(1 << 20).blockCacheBytes(1 << 20)
+                .maxFrozenMemtables(1).abortFraction(0).compactionPolicy(policy).build();
+        int threads = 4;
+        int perThread = 10_000;
+        try (RemixDB db = RemixDB.open(dir, options)) {
+            AtomicInteger written = new AtomicInteger();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread[] writers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                int first = t * perThread;
+                writers[t] = Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = first; i < first + perThread; i++) {
+                            db.put(distinctKey(i), value(i));
+                            written.incrementAndGet();
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+            }
+            // Until the writers stand still: the gated round holds the only frozen slot and the
+            // active memtable is full.
+            int last = -1;
+            for (int still = 0; still < 3; ) {
+                Thread.sleep(200);
+                int now = written.get();
+                still = now == last ? still + 1 : 0;
+                last = now;
+            }
+            assertTrue(policy.plans.get() > 0, "the first round is under way");
+            assertTrue(last < threads * perThread, "the writers stopped before their end: " + last);
+            Stats before = db.stats();
+            gate.countDown();
+            for (Thread w : writers) {
+                w.join();
+            }
+            assertEquals(null, failure.get());
+            assertTrue(before.slowdownNanos() > 0, "slowed before the first round ended: " + before);
+            db.compactMemtable();
+            for (int i = 0; i < threads * perThread; i++) {
+                assertArrayEquals(value(i), db.get(distinctKey(i)), "key " + i);
+            }
+        }
+    }
+
+    private static byte[] distinctKey(int i) {
+        return String.format("w-%08d", i).getBytes(StandardCharsets.UTF_8);
+    }
 }

@@ -40,6 +40,20 @@ class GroupedRoundsTest {
     @TempDir
     Path dir;
 
+    /**
+     * Waits until {@code writer} has stood parked without a timeout (a stall) for 100 ms running, or
+     * its writes ended; a writer slowed by back-pressure parks with a timeout.
+     */
+    private static void awaitStalled(Thread writer, Future<?> writes, long deadline, String where)
+            throws InterruptedException {
+        int still = 0;
+        while (still < 20 && !writes.isDone()) {
+            assertTrue(System.nanoTime() < deadline, where + ": the writer never stalled");
+            Thread.sleep(5);
+            still = writer.getState() == Thread.State.WAITING ? still + 1 : 0;
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {2, 3, 5})
     void roundsOfSeveralMemtablesKeepTheNewestVersions(int maxFrozen) throws Exception {
@@ -52,7 +66,12 @@ class GroupedRoundsTest {
                 .blockCacheBytes(256 * 1024).maxFrozenMemtables(maxFrozen).abortFraction(0.5)
                 .compactionPolicy(policy).build();
         TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
-        ExecutorService writer = Executors.newSingleThreadExecutor();
+        java.util.concurrent.atomic.AtomicReference<Thread> writerThread = new java.util.concurrent.atomic.AtomicReference<>();
+        ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "grouped-rounds-writer");
+            writerThread.set(t);
+            return t;
+        });
         try (RemixDB db = RemixDB.open(dir, options)) {
             for (int pass = 0; pass < 3; pass++) {
                 int ops = 6000;
@@ -75,8 +94,9 @@ class GroupedRoundsTest {
                     assertTrue(System.nanoTime() < deadline, where + ": the frozen slots never filled");
                     Thread.sleep(2);
                 }
-                // Time for the writer to fill the active memtable too and stall on it.
-                Thread.sleep(200);
+                // The writer fills the active memtable too, slowed on the way (parked with a
+                // timeout), and stalls on it (parked without one) until the round ends.
+                awaitStalled(writerThread.get(), writes, deadline, where);
                 gate.countDown();
                 writes.get(60, TimeUnit.SECONDS);
                 check(db, model, where + " after pass " + pass);

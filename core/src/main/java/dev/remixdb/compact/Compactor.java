@@ -124,7 +124,12 @@ public final class Compactor {
                     // was made (or a later one): every write before it is in that memtable or an older one.
                     FrozenGroup imm = FrozenGroup.oldestOf(s);
                     served = takeForced(imm.newest());
-                    compact(s, imm, served);
+                    versions.roundStarts();
+                    try {
+                        compact(s, imm, served);
+                    } finally {
+                        versions.roundEnds();
+                    }
                 } else {
                     // Nothing waits for compaction: the time for work a policy wants on its own.
                     nextIdleCheck = System.nanoTime() + idleCheckNanos;

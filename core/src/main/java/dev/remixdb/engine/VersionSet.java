@@ -44,8 +44,10 @@ public final class VersionSet {
     /** The block cache's unused bytes, where more memtables may wait frozen; null: none may. */
     private final LongSupplier cacheRoom;
 
-    /** User bytes per second the last compaction of a memtable took in; 0 before the first. */
-    private volatile double drainBytesPerSecond;
+    /** How long the last compaction of memtables took, in seconds; 0 before the first. */
+    private volatile double lastRoundSeconds;
+    /** When the compaction of memtables under way started ({@link System#nanoTime()}); 0 when none runs. */
+    private volatile long roundStart;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a compaction finishes, on failure and at close: stalled writers re-check. */
@@ -250,9 +252,31 @@ public final class VersionSet {
         return !canFreeze();
     }
 
-    /** User bytes per second the compactor absorbed memtables at, lately; 0 before the first compaction. */
-    double drainBytesPerSecond() {
-        return drainBytesPerSecond;
+    /**
+     * A guess of how long until the compaction under way (or about to start) lets a frozen memtable
+     * go, in seconds: what the last one took, less the time this one has run; once it has run longer
+     * than that, as long again as it has run so far. A round can take far longer than the last one
+     * (a split rewrites a whole partition), and a guess that stayed at the last one's time would let
+     * writers run into a stall. 0 before the first compaction.
+     */
+    double roundSecondsLeft() {
+        double last = lastRoundSeconds;
+        long start = roundStart;
+        if (start == 0) {
+            return last;
+        }
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        return Math.max(last - elapsed, elapsed);
+    }
+
+    /** The compactor starts compacting frozen memtables. */
+    public void roundStarts() {
+        roundStart = Math.max(1, System.nanoTime());
+    }
+
+    /** The round {@link #roundStarts} announced has ended, installed or failed. */
+    public void roundEnds() {
+        roundStart = 0;
     }
 
     /**
@@ -444,7 +468,7 @@ public final class VersionSet {
      * @param replaced     partitions of the old version that {@code next} does not list
      * @param compacted    the frozen memtables the new version holds, newest first: the oldest ones
      * @param lastSequence the last sequence number handed out so far (recorded in the MANIFEST)
-     * @param seconds      how long the compaction took (for the drain rate that paces writers)
+     * @param seconds      how long the compaction took (for the pace of writers)
      */
     public void install(Version next, List<MemtableRef> compacted, List<Partition> replaced, long lastSequence,
                         double seconds) throws IOException {
@@ -475,11 +499,7 @@ public final class VersionSet {
             next.release();
             freezeDue = stalledWriters > 0;
             if (seconds > 0) {
-                long bytes = 0;
-                for (MemtableRef m : compacted) {
-                    bytes += m.memtable().dataBytes();
-                }
-                drainBytesPerSecond = bytes / seconds;
+                lastRoundSeconds = seconds;
             }
             deleteWals = walHolds == 0;
             if (!deleteWals) {

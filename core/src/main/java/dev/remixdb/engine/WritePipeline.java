@@ -426,6 +426,9 @@ public final class WritePipeline {
                     bytes += b;
                 }
             }
+            // Slowed by the whole group's bytes, not the leader's: the group may hold a write of
+            // every writer thread. Only the head changes the memtable, so mem stays the one to fill.
+            pace(mem.memtable().dataBytes(), groupBytes(group));
             firstSeq = lastSeq + 1;
             log = wal;
         } finally {
@@ -793,9 +796,6 @@ public final class WritePipeline {
             boolean manyRanges = active.rangeTombstones().length >= MAX_RANGE_DELETES;
             if (force ? active.isEmpty() && !evenIfEmpty
                     : !manyRanges && (used == 0 || used + incoming <= config.memtableBytes())) {
-                if (!force) {
-                    pace(used, incoming);
-                }
                 return null;
             }
             if (!versions.canFreeze()) {
@@ -830,6 +830,14 @@ public final class WritePipeline {
         }
     }
 
+    private static long groupBytes(List<WriteRequest> group) {
+        long bytes = 0;
+        for (int i = 0; i < group.size(); i++) {
+            bytes += group.get(i).bytes();
+        }
+        return bytes;
+    }
+
     /** Range deletes a memtable takes before it is frozen (reads check each one in turn). */
     static final int MAX_RANGE_DELETES = 64;
 
@@ -837,23 +845,22 @@ public final class WritePipeline {
     private static final long MAX_PACE_NANOS = 10_000_000;
 
     /**
-     * Under {@link #lock}, by the queue's head: back-pressure before a stall. While every frozen slot
-     * is taken (compaction is behind), a write group that fills the active memtable past half waits
-     * in proportion to its bytes and the rate at which compaction absorbs memtables, more the fuller
-     * the memtable, so that writers slow down to the compaction's pace gradually rather than run into
-     * a full stop. The time is counted in {@link Counters#slowdownNanos}.
+     * Under {@link #lock}, by the queue's head once its group is formed: back-pressure before a
+     * stall. While every frozen slot is taken (compaction is behind), a group of {@code incoming}
+     * bytes waits so that writers use up the room left in the active memtable no faster than over
+     * the time the compaction under way is expected to need still ({@link
+     * VersionSet#roundSecondsLeft}): the fuller the memtable and the longer the round, the longer the
+     * wait, at most {@link #MAX_PACE_NANOS} a group, so that writers slow down gradually instead of
+     * running into a full stop. The time is counted in {@link Counters#slowdownNanos}.
      */
     private void pace(long used, long incoming) {
-        if (!versions.frozenFull()) {
+        if (incoming <= 0 || !versions.frozenFull()) {
             return;
         }
-        double fill = (double) (used + incoming) / config.memtableBytes();
-        double rate = versions.drainBytesPerSecond();
-        if (fill <= 0.5 || rate <= 0) {
-            return;
-        }
-        double ramp = Math.min(1, (fill - 0.5) * 2);
-        long nanos = Math.min(MAX_PACE_NANOS, (long) (incoming / rate * 1e9 * ramp));
+        double seconds = versions.roundSecondsLeft();
+        long room = config.memtableBytes() - used - incoming;
+        long nanos = room <= 0 ? MAX_PACE_NANOS
+                : (long) Math.min(MAX_PACE_NANOS, seconds * 1e9 * incoming / room);
         if (nanos < 1_000) {
             return;
         }
