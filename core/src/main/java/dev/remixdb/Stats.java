@@ -26,7 +26,7 @@ import java.util.Locale;
  * @param stallNanos        time writers stood still since open, waiting for compaction to make room
  *                          (every frozen memtable slot taken and the active memtable full)
  * @param slowdownNanos     time writers were slowed since open before it came to a stall: while
- *                          compaction is behind, writes into a memtable past half full are paced
+ *                          compaction is behind, writes are paced to last the compaction under way
  * @param frozenMemtables   full memtables waiting for (or in) compaction now
  * @param openSnapshots     snapshots not yet closed
  * @param leakedSnapshots   snapshots garbage-collected without being closed since open (each was
