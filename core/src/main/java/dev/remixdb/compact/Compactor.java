@@ -133,7 +133,15 @@ public final class Compactor {
                 } else {
                     // Nothing waits for compaction: the time for work a policy wants on its own.
                     nextIdleCheck = System.nanoTime() + idleCheckNanos;
-                    if (!mergeIdleOrBackOff(s)) {
+                    // A memtable frozen meanwhile waits for the merge: writers are paced by its time.
+                    versions.roundStarts();
+                    boolean merged;
+                    try {
+                        merged = mergeIdleOrBackOff(s);
+                    } finally {
+                        versions.roundEnds();
+                    }
+                    if (!merged) {
                         nextIdleCheck = System.nanoTime() + IDLE_FAILURE_BACKOFF_NANOS;
                     }
                 }

@@ -46,8 +46,9 @@ public final class VersionSet {
 
     /** How long the last compaction of memtables took, in seconds; 0 before the first. */
     private volatile double lastRoundSeconds;
-    /** When the compaction of memtables under way started ({@link System#nanoTime()}); 0 when none runs. */
+    /** When the compactor's round under way started ({@link System#nanoTime()}), if {@link #roundRunning}. */
     private volatile long roundStart;
+    private volatile boolean roundRunning;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a compaction finishes, on failure and at close: stalled writers re-check. */
@@ -254,29 +255,33 @@ public final class VersionSet {
 
     /**
      * A guess of how long until the compaction under way (or about to start) lets a frozen memtable
-     * go, in seconds: what the last one took, less the time this one has run; once it has run longer
-     * than that, as long again as it has run so far. A round can take far longer than the last one
+     * go, in seconds: what the last one took less the time this one has run, or as long again as this
+     * one has run so far, whichever is more (from half the last one's time on, the latter: a round
+     * that has run that long may well be a long one). A round can take far longer than the last one
      * (a split rewrites a whole partition), and a guess that stayed at the last one's time would let
      * writers run into a stall. 0 before the first compaction.
      */
     double roundSecondsLeft() {
         double last = lastRoundSeconds;
-        long start = roundStart;
-        if (start == 0) {
+        if (!roundRunning) {
             return last;
         }
-        double elapsed = (System.nanoTime() - start) / 1e9;
+        double elapsed = (System.nanoTime() - roundStart) / 1e9;
         return Math.max(last - elapsed, elapsed);
     }
 
-    /** The compactor starts compacting frozen memtables. */
+    /**
+     * The compactor starts a round: compacting frozen memtables, or an idle merge that a memtable
+     * frozen meanwhile waits for.
+     */
     public void roundStarts() {
-        roundStart = Math.max(1, System.nanoTime());
+        roundStart = System.nanoTime();
+        roundRunning = true;
     }
 
     /** The round {@link #roundStarts} announced has ended, installed or failed. */
     public void roundEnds() {
-        roundStart = 0;
+        roundRunning = false;
     }
 
     /**

@@ -509,6 +509,11 @@ public final class WritePipeline {
                 // close() holds this lock while it closes the WAL: past it, nothing may be written.
                 return Long.MIN_VALUE;
             }
+            // The store may have failed since the head checked, while it waited in pace().
+            Throwable failed = versions.failure();
+            if (failed != null) {
+                throw new IOException(dir.path() + " takes no writes after a failure: " + failed, failed);
+            }
             long seq = firstSeq;
             boolean logged = group.getFirst().logged;
             if (!logged && !mem.unlogged()) {
@@ -851,28 +856,48 @@ public final class WritePipeline {
      * the time the compaction under way is expected to need still ({@link
      * VersionSet#roundSecondsLeft}): the fuller the memtable and the longer the round, the longer the
      * wait, at most {@link #MAX_PACE_NANOS} a group, so that writers slow down gradually instead of
-     * running into a full stop. The time is counted in {@link Counters#slowdownNanos}.
+     * running into a full stop. Waits are owed and made once they add up to {@link #MIN_PARK_NANOS};
+     * a park that sleeps longer than asked is credited. The time is counted in
+     * {@link Counters#slowdownNanos}.
      */
     private void pace(long used, long incoming) {
         if (incoming <= 0 || !versions.frozenFull()) {
+            paceOwed = 0;  // compaction has caught up: nothing is owed any more
             return;
         }
         double seconds = versions.roundSecondsLeft();
         long room = config.memtableBytes() - used - incoming;
-        long nanos = room <= 0 ? MAX_PACE_NANOS
-                : (long) Math.min(MAX_PACE_NANOS, seconds * 1e9 * incoming / room);
-        if (nanos < 1_000) {
+        if (seconds <= 0 || room <= 0) {
+            // No estimate yet, or this group fills the memtable: the next one stalls anyway.
             return;
         }
+        paceOwed += Math.min(MAX_PACE_NANOS, seconds * 1e9 * incoming / room);
+        if (paceOwed < MIN_PARK_NANOS) {
+            return;
+        }
+        long nanos = (long) Math.min(MAX_PACE_NANOS, paceOwed);
         lock.unlock();
         try {
             long start = System.nanoTime();
             LockSupport.parkNanos(this, nanos);
-            counters.slowdownNanos.add(System.nanoTime() - start);
+            long waited = System.nanoTime() - start;
+            counters.slowdownNanos.add(waited);
+            // A park sleeps tens of microseconds however short the wait asked for: what it slept
+            // beyond the wait owed is credited to the next groups, so that a writer is not held
+            // back far longer than owed (and room left unused when the round ends).
+            paceOwed = Math.max(-MAX_PACE_NANOS, paceOwed - waited);
         } finally {
             lock.lock();
         }
     }
+
+    /** The shortest wait {@link #pace} makes: less is owed until it adds up to this. */
+    private static final long MIN_PARK_NANOS = 1_000;
+    /**
+     * Wait {@link #pace} owes and has not made yet, or (negative) has made beyond what was owed;
+     * only the queue's head uses it, under {@link #lock}.
+     */
+    private double paceOwed;
 
     /**
      * Under {@link #lock}: a new WAL and memtable take the writes; the old memtable is frozen. Under
