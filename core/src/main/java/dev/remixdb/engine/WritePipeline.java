@@ -912,7 +912,7 @@ public final class WritePipeline {
         // Its records say whether they were written before the older WALs were synced, so that
         // recovery can tell a power cut during that sync from damage.
         WalWriter next = WalWriter.create(FileNames.wal(dir.path(), number), number,
-                () -> flusher.syncedBefore(number));
+                () -> flusher.syncedBefore(number), wal.bufferCapacity());
         insertLock.lock();
         try {
             WalWriter old = wal;

@@ -20,8 +20,9 @@ final class BlockBuilder implements AutoCloseable {
 
     BlockBuilder(int blockBytes) {
         this.blockBytes = blockBytes;
-        this.entries = NativeBuffer.shared(blockBytes);
-        this.block = NativeBuffer.shared(blockBytes);
+        // Confined: a block builder belongs to one table writer, and so to one thread.
+        this.entries = NativeBuffer.confined(blockBytes);
+        this.block = NativeBuffer.confined(blockBytes);
     }
 
     /** Bytes of one encoded entry. */

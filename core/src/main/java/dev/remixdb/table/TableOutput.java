@@ -9,14 +9,14 @@ import java.nio.file.Path;
 
 /**
  * Appends to a new file through a 256 KiB native buffer, so that 4 KiB blocks do not cost one system
- * call each. Write errors name the file and offset. Not thread-safe.
+ * call each. Write errors name the file and offset. For the thread that created it only.
  */
 final class TableOutput implements AutoCloseable {
     private static final int BUFFER = 256 * 1024;
 
     private final Path path;
     private final FileChannel channel;
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena = Arena.ofConfined();  // one table writer's, so one thread's
     private final MemorySegment buffer = arena.allocate(BUFFER, 4096);
     private int buffered;
     /** Bytes written to the file so far. */

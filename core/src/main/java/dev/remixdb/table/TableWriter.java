@@ -24,7 +24,9 @@ import java.util.Objects;
  * Writes one table file (format in {@link Table}) from keys given in strictly increasing order.
  * Data blocks are written as they fill; the block records, block index and compressed keys block
  * are kept in native memory and written by {@link #finish()}, which also forces the file to disk.
- * Not thread-safe.
+ * For the thread that created it only: its memory is confined to that thread, because freeing
+ * shared native memory stops every thread of the JVM for a moment (a handshake), and a compaction
+ * writes tables all the time.
  *
  * <p>A rejected key (out of order, too long, ...) leaves the writer as it was. An I/O error leaves
  * it failed: only {@link #close()} is then allowed, which deletes the partial file.
@@ -62,11 +64,11 @@ public final class TableWriter implements AutoCloseable {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         this.out = new TableOutput(path, channel);
         this.block = new BlockBuilder(options.blockBytes());
-        this.records = NativeBuffer.shared(1024);
-        this.separatorOffsets = NativeBuffer.shared(256);
-        this.separators = NativeBuffer.shared(1024);
-        this.keys = NativeBuffer.shared(4096);
-        this.lastKey = NativeBuffer.shared(256);
+        this.records = NativeBuffer.confined(1024);
+        this.separatorOffsets = NativeBuffer.confined(256);
+        this.separators = NativeBuffer.confined(1024);
+        this.keys = NativeBuffer.confined(4096);
+        this.lastKey = NativeBuffer.confined(256);
     }
 
     /** Adds {@code key} with {@code value}. */
@@ -168,7 +170,7 @@ public final class TableWriter implements AutoCloseable {
     private void writeJumbo(MemorySegment key, long keyOff, int keyLen, MemorySegment value, long valueOff, int valueLen,
                             boolean tombstone, int entry) throws IOException {
         if (jumbo == null) {
-            jumbo = NativeBuffer.shared(4L + entry);
+            jumbo = NativeBuffer.confined(4L + entry);
         }
         jumbo.clear();
         long raw = 4L + entry;
@@ -199,7 +201,7 @@ public final class TableWriter implements AutoCloseable {
         if (compressor != null) {
             int max = compressor.maxCompressedLength((int) rawLength);
             if (compressed == null) {
-                compressed = NativeBuffer.shared(max);
+                compressed = NativeBuffer.confined(max);
             }
             compressed.clear();
             compressed.reserve(max);
@@ -274,7 +276,7 @@ public final class TableWriter implements AutoCloseable {
                 }
             }
             long fileBytes = out.position() + TableFormat.FOOTER;
-            try (NativeBuffer footer = NativeBuffer.shared(TableFormat.FOOTER)) {
+            try (NativeBuffer footer = NativeBuffer.confined(TableFormat.FOOTER)) {
                 footer.reserve(TableFormat.FOOTER);
                 MemorySegment f = footer.segment();
                 f.fill((byte) 0);
@@ -310,7 +312,7 @@ public final class TableWriter implements AutoCloseable {
     /** Block index section: first and last key, then the separator of each block (see {@link Table}). */
     private NativeBuffer buildIndex() {
         long lastLength = keyCount == 0 ? 0 : lastKey.size();
-        NativeBuffer index = NativeBuffer.shared(8 + 2 * lastLength + separatorOffsets.size() + 4 + separators.size());
+        NativeBuffer index = NativeBuffer.confined(8 + 2 * lastLength + separatorOffsets.size() + 4 + separators.size());
         index.putInt(firstKey == null ? 0 : firstKey.length);
         index.putInt((int) lastLength);
         if (firstKey != null) {

@@ -118,6 +118,8 @@ public final class WalWriter implements AutoCloseable {
     static final int FORCE_FLUSH_BYTES = 4 * FLUSH_BYTES;
     /** A buffer that grew past this for a large write is given back after it is written. */
     private static final int KEEP_BUFFER = 2 * FORCE_FLUSH_BYTES;
+    /** A buffer's first size unless the WAL before this one says more ({@link #bufferCapacity}). */
+    static final int INITIAL_BUFFER = 64 << 10;
 
     private final Path path;
     private final long fileNumber;
@@ -134,7 +136,9 @@ public final class WalWriter implements AutoCloseable {
      * Bytes not yet written to the file: finished records, then the open one. Shared: writes come
      * from different threads over time (whoever leads the group commit, the flusher).
      */
-    private NativeBuffer buffer = NativeBuffer.shared(64 << 10);
+    private NativeBuffer buffer;
+    /** The size a new buffer starts with. */
+    private final int initialBuffer;
     /** The buffer a finished flush gave back, to take {@link #buffer}'s place at the next flush; or null. */
     private NativeBuffer spare;
     /** Serializes writes to the file, in log order; taken before this object's monitor, never after. */
@@ -175,7 +179,10 @@ public final class WalWriter implements AutoCloseable {
     /** Set when {@link #close()} did not sync (a write had failed, or the sync failed). */
     private volatile boolean closedUnsynced;
 
-    private WalWriter(Path path, long fileNumber, FileChannel channel, BooleanSupplier olderWalsDurable) {
+    private WalWriter(Path path, long fileNumber, FileChannel channel, BooleanSupplier olderWalsDurable,
+                      int initialBuffer) {
+        this.initialBuffer = initialBuffer;
+        this.buffer = NativeBuffer.shared(initialBuffer);
         this.path = path;
         this.fileNumber = fileNumber;
         this.channel = channel;
@@ -202,8 +209,28 @@ public final class WalWriter implements AutoCloseable {
      * again); records opened before then are early (see the class comment). Null: they are durable.
      */
     public static WalWriter create(Path path, long fileNumber, BooleanSupplier olderWalsDurable) throws IOException {
+        return create(path, fileNumber, olderWalsDurable, INITIAL_BUFFER);
+    }
+
+    /**
+     * {@link #create(Path, long, BooleanSupplier)} with buffers of {@code bufferBytes} to start with
+     * (at least {@value #INITIAL_BUFFER}, at most what a writer keeps): the {@link #bufferCapacity}
+     * of the WAL this one follows, so that a store writing fast does not grow its buffers again
+     * with every new WAL. Each growth frees shared memory, which stops every thread of the JVM for a
+     * moment (a handshake) while the writer that grew the buffer waits: up to 10-20 ms on two busy
+     * cores.
+     */
+    public static WalWriter create(Path path, long fileNumber, BooleanSupplier olderWalsDurable, long bufferBytes)
+            throws IOException {
+        int initial = (int) Math.clamp(bufferBytes, INITIAL_BUFFER, KEEP_BUFFER);
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        WalWriter writer = new WalWriter(path, fileNumber, channel, olderWalsDurable);
+        WalWriter writer;
+        try {
+            writer = new WalWriter(path, fileNumber, channel, olderWalsDurable, initial);
+        } catch (RuntimeException | Error e) {
+            Closeables.closeAll(List.<AutoCloseable>of(channel), e);
+            throw e;
+        }
         try {
             writer.writeFully(ByteBuffer.wrap(WalFormat.fileHeader(fileNumber, WalFormat.VERSION, writer.nonce)), 0);
             writer.written = FILE_HEADER_SIZE;
@@ -547,7 +574,7 @@ public final class WalWriter implements AutoCloseable {
                 return;
             }
             out = buffer;
-            buffer = spare != null ? spare : NativeBuffer.shared(64 << 10);
+            buffer = spare != null ? spare : NativeBuffer.shared(initialBuffer);
             spare = null;
             writing = n;
             at = written;
@@ -574,6 +601,12 @@ public final class WalWriter implements AutoCloseable {
                 spare = out;
             }
         }
+    }
+
+    /** The capacity the buffers have grown to: what the WAL after this one should start with. */
+    public synchronized long bufferCapacity() {
+        long c = buffer.capacity();
+        return spare != null ? Math.max(c, spare.capacity()) : c;
     }
 
     /** Bytes added and not yet written to the file. */
