@@ -118,35 +118,27 @@ public final class Compactor {
             }
             Throwable failure = null;
             List<Forced> served = List.of();
+            // Writers are paced by how long the round runs; a memtable frozen during an idle merge
+            // waits for it too.
+            versions.roundStarts();
             try {
                 if (s.oldestFrozen() != null) {
                     // A range request is served by the round of the memtable that was active when it
                     // was made (or a later one): every write before it is in that memtable or an older one.
                     FrozenGroup imm = FrozenGroup.oldestOf(s);
                     served = takeForced(imm.newest());
-                    versions.roundStarts();
-                    try {
-                        compact(s, imm, served);
-                    } finally {
-                        versions.roundEnds();
-                    }
+                    compact(s, imm, served);
                 } else {
                     // Nothing waits for compaction: the time for work a policy wants on its own.
                     nextIdleCheck = System.nanoTime() + idleCheckNanos;
-                    // A memtable frozen meanwhile waits for the merge: writers are paced by its time.
-                    versions.roundStarts();
-                    boolean merged;
-                    try {
-                        merged = mergeIdleOrBackOff(s);
-                    } finally {
-                        versions.roundEnds();
-                    }
-                    if (!merged) {
+                    if (!mergeIdleOrBackOff(s)) {
                         nextIdleCheck = System.nanoTime() + IDLE_FAILURE_BACKOFF_NANOS;
                     }
                 }
             } catch (Throwable t) {
                 failure = t;
+            } finally {
+                versions.roundEnds();
             }
             try {
                 versions.compactionDone(s);

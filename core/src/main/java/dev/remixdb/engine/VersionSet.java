@@ -161,6 +161,11 @@ public final class VersionSet {
     /** Throws the closed error after close, or an {@link IOException} naming the failure after one. */
     public void checkWritable() throws IOException {
         checkOpen();
+        checkNotFailed();
+    }
+
+    /** Throws when a write has failed (the store takes no more); unlike {@link #checkWritable}, open or not. */
+    public void checkNotFailed() throws IOException {
         Throwable f = failure;
         if (f != null) {
             throw new IOException(dir + " takes no writes after a failure: " + f, f);

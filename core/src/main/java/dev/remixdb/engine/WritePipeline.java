@@ -406,13 +406,15 @@ public final class WritePipeline {
             // read-modify-write counts its key only: its value is not known before it runs.
             mem = versions.current().mem();
             group = this.group;
+            long bytes;
             if (requests.size() == 1) {
                 // Alone in the queue (one writer thread): a group of one.
                 group.add(w);
                 syncGroup = w.sync;
+                bytes = w.bytes();
             } else {
                 long room = Math.min(MAX_GROUP_BYTES, config.memtableBytes() - mem.memtable().dataBytes());
-                long bytes = 0;
+                bytes = 0;
                 for (WriteRequest x : requests) {
                     long b = x.bytes();
                     // A group is all logged or all unlogged: a logged write must wait for the persist.
@@ -428,7 +430,7 @@ public final class WritePipeline {
             }
             // Slowed by the whole group's bytes, not the leader's: the group may hold a write of
             // every writer thread. Only the head changes the memtable, so mem stays the one to fill.
-            pace(mem.memtable().dataBytes(), groupBytes(group));
+            pace(mem.memtable().dataBytes(), bytes);
             firstSeq = lastSeq + 1;
             log = wal;
         } finally {
@@ -510,10 +512,7 @@ public final class WritePipeline {
                 return Long.MIN_VALUE;
             }
             // The store may have failed since the head checked, while it waited in pace().
-            Throwable failed = versions.failure();
-            if (failed != null) {
-                throw new IOException(dir.path() + " takes no writes after a failure: " + failed, failed);
-            }
+            versions.checkNotFailed();
             long seq = firstSeq;
             boolean logged = group.getFirst().logged;
             if (!logged && !mem.unlogged()) {
@@ -833,14 +832,6 @@ public final class WritePipeline {
             }
             return frozen;
         }
-    }
-
-    private static long groupBytes(List<WriteRequest> group) {
-        long bytes = 0;
-        for (int i = 0; i < group.size(); i++) {
-            bytes += group.get(i).bytes();
-        }
-        return bytes;
     }
 
     /** Range deletes a memtable takes before it is frozen (reads check each one in turn). */
