@@ -26,16 +26,19 @@ final class CursorChecks {
     private final String label;
     /** Check scan cursors (compactions': uncached blocks read through a window) instead of caching ones. */
     private final boolean scan;
+    /** Check cursors told they walk in step with others' ({@link TableCursor#interleaved()}: loads ahead). */
+    private final boolean interleaved;
 
     CursorChecks(Table table, List<Kv> kvs, String label) {
-        this(table, kvs, label, false);
+        this(table, kvs, label, false, false);
     }
 
-    private CursorChecks(Table table, List<Kv> kvs, String label, boolean scan) {
+    private CursorChecks(Table table, List<Kv> kvs, String label, boolean scan, boolean interleaved) {
         this.table = table;
         this.kvs = kvs;
-        this.label = scan ? label + " (scan cursor)" : label;
+        this.label = label + (scan ? " (scan cursor)" : "") + (interleaved ? " (interleaved)" : "");
         this.scan = scan;
+        this.interleaved = interleaved;
         this.addresses = new int[kvs.size() + 1];
         int a = RunAddress.of(0, 0);
         for (int i = 0; i < kvs.size(); i++) {
@@ -48,11 +51,20 @@ final class CursorChecks {
 
     /** The same checks through scan cursors. */
     CursorChecks scanning() {
-        return new CursorChecks(table, kvs, label, true);
+        return new CursorChecks(table, kvs, label, true, interleaved);
+    }
+
+    /** The same checks through cursors that load entries ahead, as a REMIX of several runs makes them. */
+    CursorChecks interleaved() {
+        return new CursorChecks(table, kvs, label, scan, true);
     }
 
     private TableCursor cursor() {
-        return scan ? table.newScanCursor() : table.newCursor();
+        TableCursor c = scan ? table.newScanCursor() : table.newCursor();
+        if (interleaved) {
+            c.interleaved();
+        }
+        return c;
     }
 
     void all(Random rnd) {
@@ -63,6 +75,7 @@ final class CursorChecks {
             assertArrayEquals(kvs.getLast().key(), table.lastKey(), label);
         }
         iterate();
+        randomWalk(rnd);
         seekToEach(rnd);
         seekProbes();
         skips(rnd);
@@ -89,6 +102,42 @@ final class CursorChecks {
                     c.prev();
                 }
                 assertFalse(c.isValid(), label);
+            }
+        }
+    }
+
+    /**
+     * Runs of steps forward and back from random places, each run checked entry by entry: a walk
+     * that turns loads ahead in the new direction (every entry's lines, then the next few) and must
+     * still read each entry right, across block ends and at both ends of the table.
+     */
+    void randomWalk(Random rnd) {
+        int n = kvs.size();
+        if (n == 0) {
+            return;
+        }
+        try (TableCursor c = cursor()) {
+            int i = rnd.nextInt(n);
+            c.seekTo(addresses[i]);
+            for (int turn = 0; turn < 60; turn++) {
+                if (rnd.nextBoolean()) {
+                    c.seekTo(addresses[i]);  // the same place: a seek starts loads ahead again
+                }
+                boolean forward = rnd.nextBoolean();
+                int steps = 1 + rnd.nextInt(20);
+                for (int s = 0; s < steps; s++) {
+                    if (forward ? i == n - 1 : i == 0) {
+                        break;  // stay on the table: stepping off parks the cursor, which iterate() checks
+                    }
+                    if (forward) {
+                        c.next();
+                        i++;
+                    } else {
+                        c.prev();
+                        i--;
+                    }
+                    at(c, i, "walk " + (forward ? "forward" : "backward"));
+                }
             }
         }
     }

@@ -51,6 +51,9 @@ final class StoreMetrics {
         gauge(metrics, task, metricsScope, storeName, "write-stall-time-total",
                 "Milliseconds writers waited for compaction since the store opened", stats,
                 StatsMXBean::getStallMillis);
+        gauge(metrics, task, metricsScope, storeName, "write-slowdown-time-total",
+                "Milliseconds writers were slowed down (paced) before coming to a stall, since the store opened",
+                stats, StatsMXBean::getSlowdownMillis);
         gauge(metrics, task, metricsScope, storeName, "compactions-total",
                 "Partition compactions (minor, major, split) since the store opened", stats,
                 s -> s.getMinorCompactions() + s.getMajorCompactions() + s.getSplitCompactions());

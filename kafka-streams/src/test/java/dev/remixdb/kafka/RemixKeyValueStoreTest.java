@@ -301,7 +301,8 @@ class RemixKeyValueStoreTest {
                     .toList();
             List<String> names = gauges.stream().map(e -> e.getKey().name()).sorted().toList();
             assertTrue(names.containsAll(List.of("off-heap-bytes", "total-disk-bytes", "write-amplification",
-                    "block-cache-usage", "estimate-num-keys", "put-rate", "range-rate")), names.toString());
+                    "block-cache-usage", "estimate-num-keys", "write-stall-time-total", "write-slowdown-time-total",
+                    "put-rate", "range-rate")), names.toString());
             double offHeap = gauges.stream().filter(e -> e.getKey().name().equals("off-heap-bytes"))
                     .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).findFirst().orElseThrow();
             assertTrue(offHeap > 0, "off-heap bytes " + offHeap);
