@@ -70,7 +70,10 @@ public final class TableCursor implements RunCursor {
     private int warmFrom = Integer.MAX_VALUE;
     /** Where the loads ahead put what they read, so that the JIT keeps them. */
     private int warmed;
-    /** The last move was {@link #next} on a user cursor: {@link #entry} then loads the entries above ahead of use. */
+    /**
+     * The last move was {@link #next} on a cursor that is not a scan cursor (and no seek, prev or skip
+     * since): entries above may be loaded ahead of use ({@link #warmAbove}).
+     */
     private boolean forwards;
     /** The entry past the highest one of the loaded block whose memory a forward walk has loaded ahead. */
     private int warmTo;
@@ -160,9 +163,10 @@ public final class TableCursor implements RunCursor {
     }
 
     /**
-     * A user cursor of one of several runs that a REMIX walks in turn: after a seek, its first steps
-     * forward load the next entries' memory ahead of use ({@link #warmAbove}). A lone walk, whose next
-     * entries the hardware prefetchers bring in, is slowed by it (8% in seekNext50 over one run).
+     * A cursor of one of several runs that a REMIX walks in turn: after a seek, its first steps forward
+     * load the next entries' memory ahead of use ({@link #warmAbove}). Caching and cached-only cursors
+     * do; scan cursors (compactions') ignore it. A lone walk, whose next entries the hardware
+     * prefetchers bring in, is slowed by it (8% in seekNext50 over one run).
      */
     @Override
     public void interleaved() {
@@ -222,6 +226,7 @@ public final class TableCursor implements RunCursor {
         checkUsable();
         decoded = false;
         warmFrom = Integer.MAX_VALUE;
+        forwards = false;
         if (n >= 0) {
             long i = (long) index + n;
             while (block < blockCount && i >= count) {
@@ -340,8 +345,8 @@ public final class TableCursor implements RunCursor {
     }
 
     /**
-     * Loads every cache line from the current entry through the next {@link #WARM_ENTRIES}, and drops
-     * what it read. Why: a user cursor over a REMIX walks several runs at once, a few entries of each
+     * Reads one byte of every cache line from the current entry to the end of the {@link
+     * #WARM_ENTRIES}th entry after it (at most {@link #WARM_BYTES}), and drops what it read. Why: a user cursor over a REMIX walks several runs at once, a few entries of each
      * per scan, so the hardware prefetchers, which need a run of misses on one stream to start, leave
      * most of an entry's lines to be missed one after another: the value copied after the key was
      * decoded missed on its own lines (31% of a seeknext50 step, twentieth session). These loads do not
@@ -350,12 +355,12 @@ public final class TableCursor implements RunCursor {
     private void warmAbove() {
         int to = Math.min(count, index + 1 + WARM_ENTRIES);
         long lo = Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * index));
-        // The last entry's end is not recorded: up to its start and a line past it. Large entries are
+        // An entry ends where the next begins, the block's last at the block's end. Large entries are
         // warmed in part only: their copies stream through many lines, which the prefetchers follow.
-        long hi = Math.min(Math.min(data.byteSize(), lo + WARM_BYTES),
-                Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * (to - 1))) + 128);
+        long end = to < count ? Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * to)) : data.byteSize();
+        long hi = Math.min(end, lo + WARM_BYTES);
         int sum = 0;
-        for (long at = (lo & ~63L) + 64; at < hi; at += 64) {
+        for (long at = lo & ~63L; at < hi; at += 64) {
             sum += data.get(ValueLayout.JAVA_BYTE, at);
         }
         warmed += sum;

@@ -52,7 +52,7 @@ final class StoreMetrics {
                 "Milliseconds writers waited for compaction since the store opened", stats,
                 StatsMXBean::getStallMillis);
         gauge(metrics, task, metricsScope, storeName, "write-slowdown-time-total",
-                "Milliseconds writers were slowed down (paced) before coming to a stall, since the store opened",
+                "Milliseconds writers were slowed down (paced) while compaction was behind, since the store opened",
                 stats, StatsMXBean::getSlowdownMillis);
         gauge(metrics, task, metricsScope, storeName, "compactions-total",
                 "Partition compactions (minor, major, split) since the store opened", stats,
