@@ -70,21 +70,6 @@ public final class TableCursor implements RunCursor {
     private int warmFrom = Integer.MAX_VALUE;
     /** Where the loads ahead put what they read, so that the JIT keeps them. */
     private int warmed;
-    /**
-     * The last move was {@link #next} on a cursor that is not a scan cursor (and no seek, prev or skip
-     * since): entries above may be loaded ahead of use ({@link #warmAbove}).
-     */
-    private boolean forwards;
-    /** The entry past the highest one of the loaded block whose memory a forward walk has loaded ahead. */
-    private int warmTo;
-    /**
-     * Loads ahead a forward walk still makes since the last seek: a long walk finds its entries
-     * loaded by the hardware prefetchers, which by then follow it, and loads ahead only cost it (5%
-     * of a step in StoreScanBenchmark.next).
-     */
-    private int warmsLeft;
-    /** Set by {@link #interleaved()}: forward walks load ahead. */
-    private boolean interleaved;
 
     private byte[] scratch;
     /** Jumbo blocks (over a cache slot), a scan cursor's uncached blocks outside its window, and decompressed ones from it. */
@@ -109,9 +94,7 @@ public final class TableCursor implements RunCursor {
 
     private void setBlock(int b) {
         backwards = false;  // prev() sets it again after moving
-        forwards = false;  // next() sets it again after moving
         warmFrom = Integer.MAX_VALUE;  // also when b is the loaded block: what was warmed is from another walk
-        warmTo = 0;
         block = b;
         count = b < blockCount ? blocks.keyCount(b) : 0;
         decoded = false;
@@ -128,7 +111,6 @@ public final class TableCursor implements RunCursor {
         }
         setBlock(b);
         index = i;
-        warmsLeft = interleaved ? WARMS_PER_SEEK : 0;
     }
 
     @Override
@@ -139,7 +121,6 @@ public final class TableCursor implements RunCursor {
             index = 0;
             return;
         }
-        warmsLeft = interleaved ? WARMS_PER_SEEK : 0;
         setBlock(table.index().find(key, offset, length));
         load();
         int lo = 0;
@@ -160,17 +141,6 @@ public final class TableCursor implements RunCursor {
             index = lo;
             decoded = false;
         }
-    }
-
-    /**
-     * A cursor of one of several runs that a REMIX walks in turn: after a seek, its first steps forward
-     * load the next entries' memory ahead of use ({@link #warmAbove}). Caching and cached-only cursors
-     * do; scan cursors (compactions') ignore it. A lone walk, whose next entries the hardware
-     * prefetchers bring in, is slowed by it (8% in seekNext50 over one run).
-     */
-    @Override
-    public void interleaved() {
-        interleaved = true;
     }
 
     @Override
@@ -196,12 +166,6 @@ public final class TableCursor implements RunCursor {
             setBlock(block + 1);
             index = 0;
         }
-        forwards = !scan;
-        if (forwards && warmsLeft > 0 && loaded == block && index >= warmTo) {
-            // Still in the loaded block: load the entries ahead now, a few steps of the other runs
-            // before this run's next entry is read, rather than when it is.
-            warmAbove();
-        }
     }
 
     @Override
@@ -218,7 +182,6 @@ public final class TableCursor implements RunCursor {
             index = 0;
         }
         backwards = true;
-        forwards = false;
     }
 
     @Override
@@ -226,7 +189,6 @@ public final class TableCursor implements RunCursor {
         checkUsable();
         decoded = false;
         warmFrom = Integer.MAX_VALUE;
-        forwards = false;
         if (n >= 0) {
             long i = (long) index + n;
             while (block < blockCount && i >= count) {
@@ -338,42 +300,12 @@ public final class TableCursor implements RunCursor {
             decoded = true;
             if (backwards && index - WARM_ENTRIES / 2 < warmFrom && index > 0) {
                 warmBelow();
-            } else if (forwards && warmsLeft > 0 && index >= warmTo) {
-                warmAbove();
             }
         }
     }
 
-    /**
-     * Reads one byte of every cache line from the current entry to the end of the {@link
-     * #WARM_ENTRIES}th entry after it (at most {@link #WARM_BYTES}), and drops what it read. Why: a user cursor over a REMIX walks several runs at once, a few entries of each
-     * per scan, so the hardware prefetchers, which need a run of misses on one stream to start, leave
-     * most of an entry's lines to be missed one after another: the value copied after the key was
-     * decoded missed on its own lines (31% of a seeknext50 step, twentieth session). These loads do not
-     * depend on each other, so the misses overlap. Only after a step forward: a seek reads one entry.
-     */
-    private void warmAbove() {
-        int to = Math.min(count, index + 1 + WARM_ENTRIES);
-        long lo = Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * index));
-        // An entry ends where the next begins, the block's last at the block's end. Large entries are
-        // warmed in part only: their copies stream through many lines, which the prefetchers follow.
-        long end = to < count ? Short.toUnsignedInt(data.get(TableFormat.U16, 2 + 2L * to)) : data.byteSize();
-        long hi = Math.min(end, lo + WARM_BYTES);
-        int sum = 0;
-        for (long at = lo & ~63L; at < hi; at += 64) {
-            sum += data.get(ValueLayout.JAVA_BYTE, at);
-        }
-        warmed += sum;
-        warmTo = to;
-        warmsLeft--;
-    }
-
-    /** Entries a walk loads ahead at a time. */
+    /** Entries a backward walk loads ahead at a time. */
     private static final int WARM_ENTRIES = 8;
-    /** Loads ahead a forward walk makes after a seek (see {@link #warmsLeft}). */
-    private static final int WARMS_PER_SEEK = 2;
-    /** The most bytes a forward walk loads ahead at a time (24 lines: eight 190-byte entries). */
-    private static final long WARM_BYTES = 1536;
 
     /**
      * Loads every cache line of the next {@link #WARM_ENTRIES} entries below the current one, and

@@ -26,19 +26,16 @@ final class CursorChecks {
     private final String label;
     /** Check scan cursors (compactions': uncached blocks read through a window) instead of caching ones. */
     private final boolean scan;
-    /** Check cursors told they walk in step with others' ({@link TableCursor#interleaved()}: loads ahead). */
-    private final boolean interleaved;
 
     CursorChecks(Table table, List<Kv> kvs, String label) {
-        this(table, kvs, label, false, false);
+        this(table, kvs, label, false);
     }
 
-    private CursorChecks(Table table, List<Kv> kvs, String label, boolean scan, boolean interleaved) {
+    private CursorChecks(Table table, List<Kv> kvs, String label, boolean scan) {
         this.table = table;
         this.kvs = kvs;
-        this.label = label + (scan ? " (scan cursor)" : "") + (interleaved ? " (interleaved)" : "");
+        this.label = scan ? label + " (scan cursor)" : label;
         this.scan = scan;
-        this.interleaved = interleaved;
         this.addresses = new int[kvs.size() + 1];
         int a = RunAddress.of(0, 0);
         for (int i = 0; i < kvs.size(); i++) {
@@ -51,20 +48,11 @@ final class CursorChecks {
 
     /** The same checks through scan cursors. */
     CursorChecks scanning() {
-        return new CursorChecks(table, kvs, label, true, interleaved);
-    }
-
-    /** The same checks through cursors that load entries ahead, as a REMIX of several runs makes them. */
-    CursorChecks interleaved() {
-        return new CursorChecks(table, kvs, label, scan, true);
+        return new CursorChecks(table, kvs, label, true);
     }
 
     private TableCursor cursor() {
-        TableCursor c = scan ? table.newScanCursor() : table.newCursor();
-        if (interleaved) {
-            c.interleaved();
-        }
-        return c;
+        return scan ? table.newScanCursor() : table.newCursor();
     }
 
     void all(Random rnd) {
@@ -107,9 +95,9 @@ final class CursorChecks {
     }
 
     /**
-     * Runs of steps forward and back from random places, each run checked entry by entry: a walk
-     * that turns loads ahead in the new direction (every entry's lines, then the next few) and must
-     * still read each entry right, across block ends and at both ends of the table.
+     * Runs of steps forward and back from random places, each run checked entry by entry: a walk that
+     * turns (a backward walk loads entries below ahead of use) and seeks again must still read each
+     * entry right, across block ends and at both ends of the table.
      */
     void randomWalk(Random rnd) {
         int n = kvs.size();
@@ -121,7 +109,7 @@ final class CursorChecks {
             c.seekTo(addresses[i]);
             for (int turn = 0; turn < 60; turn++) {
                 if (rnd.nextBoolean()) {
-                    c.seekTo(addresses[i]);  // the same place: a seek starts loads ahead again
+                    c.seekTo(addresses[i]);  // the same place: a seek resets what was loaded ahead
                 }
                 boolean forward = rnd.nextBoolean();
                 int steps = 1 + rnd.nextInt(20);

@@ -49,7 +49,6 @@ class TableCursorTest {
             Table t = f.table("t", kvs, new TableOptions(blockBytes, compression, true));
             CursorChecks checks = new CursorChecks(t, kvs, keys + " keys " + compression + " " + blockBytes);
             checks.all(rnd);
-            checks.interleaved().all(rnd);
             checks.scanning().all(rnd);
             assertTrue(f.cache.memoryBytes() <= Math.max(cacheBytes, 4096) + 4096 * 16,
                     "cache memory " + f.cache.memoryBytes());
@@ -67,7 +66,6 @@ class TableCursorTest {
             Table t = f.table("t", kvs, new TableOptions(1 << blockShift, compression, keysBlock));
             CursorChecks checks = new CursorChecks(t, kvs, "seed " + seed);
             checks.all(rnd);
-            checks.interleaved().all(rnd);
             checks.scanning().all(rnd);
         } finally {
             try (var files = Files.list(d)) {

@@ -56,15 +56,6 @@ public interface RunCursor extends AutoCloseable {
     /** The length in bytes of the current value (0 for a tombstone). */
     int valueLength();
 
-    /**
-     * Tells the cursor that it walks in step with the cursors of other runs (a REMIX of several runs,
-     * which reads a few entries of each run in turn), where memory the hardware prefetchers would
-     * bring ahead of a lone walk is missed entry after entry. A cursor may then load entries ahead of
-     * use. Call before it is first positioned. By default nothing changes.
-     */
-    default void interleaved() {
-    }
-
     /** Compares the current key with {@code key[offset, offset+length)} (unsigned lexicographic). */
     default int compareKey(MemorySegment key, long offset, int length) {
         return Keys.compare(keySegment(), keyOffset(), keyLength(), key, offset, length);

@@ -43,9 +43,6 @@ final class SegmentSearch {
         RunCursor c = cursors[r];
         if (c == null) {
             c = scan ? remix.run(r).newScanCursor() : cachedOnly ? remix.run(r).newCachedCursor() : remix.run(r).newCursor();
-            if (cursors.length > 1) {
-                c.interleaved();
-            }
             cursors[r] = c;
         }
         return c;
