@@ -228,8 +228,9 @@ public final class KafkaStoreBench {
     private static String remixGauges(StoreFixture context) {
         StringBuilder out = new StringBuilder();
         context.metrics().metrics().forEach((name, metric) -> {
-            if (name.tags().containsKey("remixdb-state-id") && List.of("write-stall-time-total", "write-slowdown-time-total", "compactions-total",
-                    "write-amplification", "off-heap-bytes").contains(name.name())) {
+            if (name.tags().containsKey("remixdb-state-id") && List.of("write-stall-time-total",
+                    "write-slowdown-time-total", "compactions-total", "write-amplification", "off-heap-bytes")
+                    .contains(name.name())) {
                 out.append(name.name()).append(' ').append(String.format(Locale.ROOT, "%.2f",
                         ((Number) metric.metricValue()).doubleValue())).append(", ");
             }
